@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# make demo   build a release binary and run the whole pipeline on generated example data
+# make test   lint and run every test (what CI runs)
+# make bench  measure throughput next to `openssl speed`
+
+SWIFT ?= swift
+PARALLEL ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps build release test lint format demo bench embed container-smoke clean
+
+all: build
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+lint:
+	$(SWIFT) format lint --recursive --strict Package.swift Sources Tests
+
+format:
+	$(SWIFT) format --in-place --recursive Package.swift Sources Tests
+
+test: deps lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel --num-workers $(PARALLEL)
+
+embed:
+	scripts/embed
+
+clean:
+	rm -rf .build

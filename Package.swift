@@ -1,0 +1,67 @@
+// swift-tools-version: 6.2
+// tipledger — a self-hosted ledger and receipt verifier for App Store in-app purchases.
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+import PackageDescription
+
+/// Settings for every Swift target the project owns: Swift 6 mode, warnings as errors, and
+/// internal imports by default so no C type leaks into a public API.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("ExistentialAny"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "tipledger",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tipledger", targets: ["tipledger"])
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
+        .target(
+            name: "TipLedgerStore", dependencies: ["TipLedgerCore", "CSQLite"], swiftSettings: strict),
+        .target(
+            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "CMicroHTTPD"],
+            swiftSettings: strict),
+        .target(
+            name: "TipLedgerCLI",
+            dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
+            swiftSettings: strict),
+        .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
+
+        .target(
+            name: "TipLedgerTestSupport", dependencies: ["TipLedgerCore", "TipLedgerCrypto"],
+            path: "Tests/TipLedgerTestSupport", swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerCoreTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCore", "TipLedgerCrypto"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerStoreTests",
+            dependencies: ["TipLedgerTestSupport", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerHTTPTests",
+            dependencies: [
+                "TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerCLITests",
+            dependencies: [
+                "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
+            ],
+            swiftSettings: strict),
+    ]
+)

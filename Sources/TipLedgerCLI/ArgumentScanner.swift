@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// Takes options out of a command line, wherever they appear, so global options may come before
+/// or after the command (`tipledger --db x verify` and `tipledger verify --db x` are the same).
+///
+/// Options are `--name value` or `--name=value`; `--` ends the options. What is left after a
+/// command took its options must be positional, or it is reported as unknown.
+struct ArgumentScanner {
+    private(set) var arguments: [String]
+    /// Arguments after `--`, never read as options.
+    private var literal: [String] = []
+
+    init(_ arguments: some Sequence<String>) {
+        var all = Array(arguments)
+        if let end = all.firstIndex(of: "--") {
+            literal = Array(all[(end + 1)...])
+            all.removeSubrange(end...)
+        }
+        self.arguments = all
+    }
+
+    /// Whether any of `names` is present; removes every occurrence.
+    mutating func flag(_ names: String...) -> Bool {
+        let before = arguments.count
+        arguments.removeAll { names.contains($0) }
+        return arguments.count != before
+    }
+
+    /// Every value given for option `name`, in order; removes them.
+    mutating func values(_ name: String) throws -> [String] {
+        var found: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == name {
+                guard index + 1 < arguments.count else {
+                    throw CLIError.usage("\(name) needs a value")
+                }
+                found.append(arguments[index + 1])
+                arguments.removeSubrange(index...(index + 1))
+            } else if argument.hasPrefix(name + "=") {
+                found.append(String(argument.dropFirst(name.count + 1)))
+                arguments.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    /// The value of option `name` (the last one wins when it is repeated), or nil.
+    mutating func value(_ name: String) throws -> String? {
+        try values(name).last
+    }
+
+    /// An integer option, checked against `range`.
+    mutating func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = try value(name) else { return nil }
+        guard let number = Int(text), range.contains(number) else {
+            throw CLIError.usage(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return number
+    }
+
+    /// The first positional argument, removed; nil when there is none.
+    mutating func nextPositional() -> String? {
+        if let index = arguments.firstIndex(where: { !$0.hasPrefix("-") || $0 == "-" }) {
+            return arguments.remove(at: index)
+        }
+        return literal.isEmpty ? nil : literal.removeFirst()
+    }
+
+    /// All remaining arguments, which must all be positional.
+    mutating func remainingPositionals(command: String) throws -> [String] {
+        try checkNoOptionsLeft(command: command)
+        defer {
+            arguments = []
+            literal = []
+        }
+        return arguments + literal
+    }
+
+    /// Fails when an argument is left over.
+    mutating func finish(command: String) throws {
+        try checkNoOptionsLeft(command: command)
+        if let extra = (arguments + literal).first {
+            throw CLIError.usage("unexpected argument '\(extra)'", command: command)
+        }
+    }
+
+    private func checkNoOptionsLeft(command: String) throws {
+        if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
+            throw CLIError.usage("unknown option '\(unknown)'", command: command)
+        }
+    }
+}

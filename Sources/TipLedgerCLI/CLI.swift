@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+internal import TipLedgerStore
+
+/// The `tipledger` command line: picks the command, parses, runs, and maps every error to an
+/// exit status and an `error: ...` line in this one place.
+public enum CLI {
+    /// The version `--version` prints.
+    public static let version = "0.1.0"
+
+    static var commands: [any Command.Type] {
+        [VerifyCommand.self]
+    }
+
+    /// Runs `tipledger` with `arguments` (without the program name) and returns the exit status.
+    public static func main(
+        _ arguments: [String], environment: [String: String], terminal: Terminal = .standard(),
+        clock: WallClock = .system, inputDescriptor: Int32 = 0
+    ) -> Int32 {
+        defer { terminal.flush() }
+        do {
+            return try run(
+                arguments, environment: environment, terminal: terminal, clock: clock,
+                inputDescriptor: inputDescriptor
+            ).rawValue
+        } catch let error as CLIError {
+            report(error, on: terminal)
+            return error.status.rawValue
+        } catch let error as StoreError {
+            report(CLIError(.ioError, error.description, hint: error.hint), on: terminal)
+            return ExitStatus.ioError.rawValue
+        } catch {
+            report(CLIError(.internalError, "internal error: \(error)"), on: terminal)
+            return ExitStatus.internalError.rawValue
+        }
+    }
+
+    private static func report(_ error: CLIError, on terminal: Terminal) {
+        terminal.errorLine("error: \(error.message)")
+        if let hint = error.hint { terminal.errorLine("hint: \(hint)") }
+    }
+
+    private static func run(
+        _ arguments: [String], environment: [String: String], terminal: Terminal, clock: WallClock,
+        inputDescriptor: Int32
+    ) throws -> ExitStatus {
+        var scanner = ArgumentScanner(arguments)
+        let wantsHelp = scanner.flag("--help", "-h")
+        if scanner.flag("--version") {
+            terminal.line("tipledger \(version)")
+            return .success
+        }
+        var name = scanner.nextPositional()
+        if name == "help" {
+            name = scanner.nextPositional()
+            guard let name else {
+                terminal.write(generalUsage)
+                return .success
+            }
+            guard let command = command(named: name) else { throw unknownCommand(name) }
+            terminal.write(helpText(for: command))
+            return .success
+        }
+        guard let name else {
+            if wantsHelp {
+                terminal.write(generalUsage)
+                return .success
+            }
+            throw CLIError(.usage, "no command given", hint: "run 'tipledger --help' for the list of commands")
+        }
+        guard let commandType = command(named: name) else { throw unknownCommand(name) }
+        if wantsHelp {
+            terminal.write(helpText(for: commandType))
+            return .success
+        }
+        let globals = try GlobalOptions(scanner: &scanner, environment: environment)
+        let command = try commandType.init(parsing: &scanner, globals: globals)
+        try scanner.finish(command: name)
+        let context = CommandContext(
+            terminal: terminal, environment: environment, globals: globals, clock: clock,
+            inputDescriptor: inputDescriptor)
+        return try command.run(context)
+    }
+
+    private static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.name == name }
+    }
+
+    private static func unknownCommand(_ name: String) -> CLIError {
+        CLIError(.usage, "unknown command '\(name)'", hint: "run 'tipledger --help' for the list of commands")
+    }
+
+    static func helpText(for command: any Command.Type) -> String {
+        command.usage + "\n" + GlobalOptions.usage + "\n"
+    }
+
+    static var generalUsage: String {
+        let width = commands.map { $0.name.count }.max() ?? 0
+        let list = commands.map {
+            "  \($0.name)" + String(repeating: " ", count: width - $0.name.count + 3) + $0.summary
+        }
+        return """
+            tipledger \(version): a self-hosted ledger and verifier for App Store in-app purchases
+
+            Usage: tipledger [global options] <command> [options]
+
+            Commands:
+            \(list.joined(separator: "\n"))
+
+            \(GlobalOptions.usage)
+
+            Run 'tipledger <command> --help' for a command's options.
+            Exit status: 0 success, 1 an input was rejected, 64 usage or configuration error,
+            65 malformed input file, 70 internal error, 74 database or file error.
+
+            """
+    }
+}

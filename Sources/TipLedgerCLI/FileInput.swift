@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+
+/// Reading whole small files (certificates, catalogs, tokens) with a size bound.
+enum FileInput {
+    /// The bytes of `path`, or a CLI error (status 74) when it cannot be read or is over `limit`.
+    static func read(_ path: String, limit: Int) throws -> [UInt8] {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+        if let size = attributes?[.size] as? Int, size > limit {
+            throw CLIError(.ioError, "\(path) is \(size) bytes; at most \(limit) are read")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CLIError(.ioError, "cannot read \(path)")
+        }
+        guard data.count <= limit else {
+            throw CLIError(.ioError, "\(path) is \(data.count) bytes; at most \(limit) are read")
+        }
+        return [UInt8](data)
+    }
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+internal import TipLedgerCore
+internal import TipLedgerCrypto
+
+/// The options every command accepts (SPEC section 5), each also read from a `TIPLEDGER_*`
+/// environment variable; a flag wins over its variable.
+struct GlobalOptions {
+    /// Output format names a command may accept.
+    enum Format: String {
+        case text, json, csv
+    }
+
+    var databasePath: String
+    var bundleIds: [String]
+    var environments: Set<AppStoreEnvironment>
+    var appAppleId: Int64?
+    var rootFiles: [String]
+    var keysDirectory: String?
+    var format: Format
+    var catalogPath: String?
+
+    static let usage = """
+        Global options (also read from the environment; a flag wins):
+          --db PATH              ledger file [TIPLEDGER_DB] (default: tipledger.sqlite)
+          --bundle-id ID[,ID]    accepted bundle ids [TIPLEDGER_BUNDLE_ID]
+          --environment LIST     accepted environments: Production, Sandbox, Xcode
+                                 [TIPLEDGER_ENVIRONMENT] (default: Production)
+          --app-apple-id N       the app's Apple id, required when Production is accepted
+                                 [TIPLEDGER_APP_APPLE_ID]
+          --root FILE            trust this root certificate (DER or PEM); repeatable
+          --keys DIR             trust every certificate in DIR [TIPLEDGER_KEYS]
+                                 (default: the built-in Apple Root CA - G3)
+          --catalog FILE         Xcode .storekit file for product names and prices
+                                 [TIPLEDGER_CATALOG]
+          --format FORMAT        text or json (report also takes csv)
+          -h, --help             show help
+        """
+
+    init(scanner: inout ArgumentScanner, environment: [String: String]) throws {
+        func setting(_ flag: String, _ variable: String) throws -> String? {
+            if let value = try scanner.value(flag) { return value }
+            guard let value = environment[variable], !value.isEmpty else { return nil }
+            return value
+        }
+        databasePath = try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite"
+        bundleIds =
+            (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
+            .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
+            ?? []
+        let environmentList = try setting("--environment", "TIPLEDGER_ENVIRONMENT") ?? "Production"
+        guard let environments = AppStoreEnvironment.parseList(environmentList) else {
+            throw CLIError.usage(
+                "--environment must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'"
+            )
+        }
+        self.environments = environments
+        if let text = try setting("--app-apple-id", "TIPLEDGER_APP_APPLE_ID") {
+            guard let number = Int64(text), number > 0 else {
+                throw CLIError.usage("--app-apple-id must be a positive whole number, not '\(text)'")
+            }
+            appAppleId = number
+        }
+        rootFiles = try scanner.values("--root")
+        keysDirectory = try setting("--keys", "TIPLEDGER_KEYS")
+        catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
+        let formatName = try scanner.value("--format") ?? "text"
+        guard let format = Format(rawValue: formatName) else {
+            throw CLIError.usage("--format must be text, json or csv, not '\(formatName)'")
+        }
+        self.format = format
+    }
+
+    /// The output format, refusing formats the command does not offer.
+    func format(allowing allowed: [Format], command: String) throws -> Format {
+        guard allowed.contains(format) else {
+            throw CLIError.usage(
+                "\(command) prints \(allowed.map(\.rawValue).joined(separator: " or ")), not \(format.rawValue)",
+                command: command)
+        }
+        return format
+    }
+
+    /// The verification policy these options describe; fails when a required setting is missing.
+    func verificationPolicy(command: String) throws -> VerificationPolicy {
+        guard !bundleIds.isEmpty else {
+            throw CLIError(
+                .usage, "no bundle id is configured",
+                hint: "pass --bundle-id com.example.app or set TIPLEDGER_BUNDLE_ID")
+        }
+        if environments.contains(.production) && appAppleId == nil {
+            throw CLIError(
+                .usage, "--app-apple-id is required when the Production environment is accepted",
+                hint: "find it in App Store Connect under App Information ▸ Apple ID, or set TIPLEDGER_APP_APPLE_ID")
+        }
+        return VerificationPolicy(bundleIds: Set(bundleIds), environments: environments, appAppleId: appAppleId)
+    }
+
+    /// The trusted roots: `--root` files and `--keys` certificates, else the built-in Apple root.
+    func trustStore() throws -> TrustStore {
+        var roots: [Certificate] = []
+        var files = rootFiles
+        if let keysDirectory {
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: keysDirectory).sorted()
+            } catch {
+                throw CLIError(.ioError, "cannot read the keys directory \(keysDirectory)")
+            }
+            let certificateFiles = names.filter {
+                [".cer", ".der", ".pem", ".crt"].contains(where: $0.lowercased().hasSuffix)
+            }
+            guard !certificateFiles.isEmpty else {
+                throw CLIError(.usage, "the keys directory \(keysDirectory) holds no .cer, .der, .pem or .crt file")
+            }
+            files += certificateFiles.map { "\(keysDirectory)/\($0)" }
+        }
+        for file in files {
+            let bytes = try FileInput.read(file, limit: 1 << 20)
+            do {
+                roots += try Certificate.parseAll(fileContents: bytes)
+            } catch {
+                throw CLIError(.usage, "\(file) is not a certificate: \(error)")
+            }
+        }
+        if roots.isEmpty { roots = [TrustAnchors.appleRootCAG3] }
+        do {
+            return try TrustStore(roots: roots)
+        } catch {
+            throw CLIError(.usage, "cannot build the trust store: \(error)")
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without spaces and tabs around it.
+    func trimmingSpaces() -> String {
+        var slice = self[...]
+        while let first = slice.first, first == " " || first == "\t" { slice = slice.dropFirst() }
+        while let last = slice.last, last == " " || last == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// One line of input, numbered from 1.
+struct InputLine: Sendable {
+    let number: Int
+    /// The text without its line ending; nil when the line was longer than the reader's limit
+    /// (its bytes were skipped, never held in memory).
+    let text: String?
+    /// The line's length in bytes, even when it was too long to keep.
+    let byteCount: Int
+}
+
+/// Reads lines from a file descriptor in fixed-size chunks, keeping at most one line (bounded
+/// by `maximumLineBytes`) in memory however long the input is.
+struct LineReader {
+    let fileDescriptor: Int32
+    let maximumLineBytes: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+    private var lineNumber = 0
+    /// Set when a read failed with an error other than end of input.
+    private(set) var readError: Int32?
+
+    init(fileDescriptor: Int32, maximumLineBytes: Int) {
+        self.fileDescriptor = fileDescriptor
+        self.maximumLineBytes = maximumLineBytes
+        buffer.reserveCapacity(1 << 17)
+    }
+
+    /// The next line, or nil at the end of input.
+    mutating func next() -> InputLine? {
+        var skipped = 0  // bytes of an over-long line already thrown away
+        while true {
+            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                lineNumber += 1
+                let length = newline - start
+                defer { start = newline + 1 }
+                if skipped > 0 || length > maximumLineBytes {
+                    return InputLine(number: lineNumber, text: nil, byteCount: skipped + length)
+                }
+                var end = newline
+                if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                return InputLine(
+                    number: lineNumber, text: String(decoding: buffer[start..<end], as: UTF8.self), byteCount: length)
+            }
+            if atEnd {
+                guard start < buffer.count || skipped > 0 else { return nil }
+                lineNumber += 1
+                let length = buffer.count - start
+                defer { start = buffer.count }
+                if skipped > 0 || length > maximumLineBytes {
+                    return InputLine(number: lineNumber, text: nil, byteCount: skipped + length)
+                }
+                return InputLine(
+                    number: lineNumber, text: String(decoding: buffer[start...], as: UTF8.self), byteCount: length)
+            }
+            // No full line buffered: drop what was consumed, and what an over-long line has
+            // already used, then read more.
+            if buffer.count - start > maximumLineBytes {
+                skipped += buffer.count - start
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+            } else if start > 0 {
+                buffer.removeSubrange(0..<start)
+                start = 0
+            }
+            fill()
+        }
+    }
+
+    private mutating func fill() {
+        let chunk = 1 << 16
+        let oldCount = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        while true {
+            let count = buffer.withUnsafeMutableBytes { bytes in
+                read(fileDescriptor, bytes.baseAddress! + oldCount, chunk)
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                if count < 0 { readError = errno }
+                atEnd = true
+                buffer.removeSubrange(oldCount...)
+            } else {
+                buffer.removeSubrange((oldCount + count)...)
+            }
+            return
+        }
+    }
+}

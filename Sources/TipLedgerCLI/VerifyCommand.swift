@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+
+/// `tipledger verify`: verifies signed payloads from standard input, one per line, and (unless
+/// `--dry-run`) records them in the ledger.
+struct VerifyCommand: Command {
+    static let name = "verify"
+    static let summary = "verify signed transactions and notifications from standard input"
+    static let usage = """
+        Usage: tipledger verify [--dry-run] [--no-finish] < input
+
+        Reads standard input one item per line: a signed transaction (JWS), a signed
+        notification (JWS), or a notification webhook body {"signedPayload":"..."}. The kind is
+        detected. Each line is verified against the trusted roots at its own signedDate, then
+        recorded in the ledger, and one result is printed per line, in input order. Blank lines
+        are skipped; a rejected line changes nothing and never stops the run.
+
+        Options:
+          --dry-run      verify only; do not open or change the ledger
+          --no-finish    record new transactions as pending (finish them later with 'finish')
+
+        Exit status 0 when every line was accepted, 1 when at least one was rejected.
+
+        Examples:
+          tipledger verify --dry-run --environment Sandbox --bundle-id com.example.tips < jws.txt
+          tipledger verify --format json --app-apple-id 1234567890 --bundle-id com.example.tips < day.txt
+
+        """
+
+    let dryRun: Bool
+    let finish: Bool
+    let format: GlobalOptions.Format
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        dryRun = scanner.flag("--dry-run")
+        finish = !scanner.flag("--no-finish")
+        format = try globals.format(allowing: [.text, .json], command: Self.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let verifier = Verifier(
+            trustStore: try context.globals.trustStore(),
+            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        guard dryRun else {
+            throw CLIError(.usage, "recording into the ledger is not available yet", hint: "use --dry-run")
+        }
+        var reader = LineReader(
+            fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
+        var tally = Tally()
+        var progress = Progress(terminal: context.terminal, clock: context.clock)
+        VerificationPipeline(verifier: verifier).run(&reader) { items in
+            for item in items {
+                let report = VerifyReport(line: item.line.number, result: item.result, recording: nil)
+                emit(report, on: context.terminal)
+                tally.count(item.result)
+            }
+            progress.update(lines: tally.lines)
+        }
+        progress.finish()
+        if let error = reader.readError {
+            throw CLIError(.ioError, "reading standard input failed (errno \(error))")
+        }
+        if format == .text { context.terminal.line(tally.summary) }
+        return tally.rejected > 0 ? .rejected : .success
+    }
+
+    private func emit(_ report: VerifyReport, on terminal: Terminal) {
+        switch format {
+        case .json, .csv: terminal.write(bytes: report.json)
+        case .text: terminal.write(report.text)
+        }
+    }
+}
+
+/// Counts of accepted and rejected lines.
+struct Tally {
+    private(set) var accepted = 0
+    private(set) var rejected = 0
+
+    var lines: Int { accepted + rejected }
+
+    mutating func count<Success>(_ result: Result<Success, VerificationError>) {
+        switch result {
+        case .success: accepted += 1
+        case .failure: rejected += 1
+        }
+    }
+
+    var summary: String { "\(lines) lines: \(accepted) accepted, \(rejected) rejected" }
+}
+
+/// A progress line on standard error, only when it is a terminal, at most twice a second.
+struct Progress {
+    let terminal: Terminal
+    let clock: WallClock
+    private let started: AppleDate
+    private var lastShown: AppleDate
+    private var shown = false
+
+    init(terminal: Terminal, clock: WallClock) {
+        self.terminal = terminal
+        self.clock = clock
+        self.started = clock.now()
+        self.lastShown = started
+    }
+
+    mutating func update(lines: Int) {
+        guard terminal.errorIsTerminal else { return }
+        let now = clock.now()
+        guard now.milliseconds - lastShown.milliseconds >= 500 else { return }
+        lastShown = now
+        shown = true
+        let seconds = max((now.milliseconds - started.milliseconds) / 1000, 0.001)
+        terminal.flush()
+        terminal.errorText("\r\(lines) lines, \(Int(Double(lines) / seconds)) lines/s   ")
+    }
+
+    func finish() {
+        if shown { terminal.errorText("\n") }
+    }
+}

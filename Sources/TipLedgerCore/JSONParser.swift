@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A strict JSON reader (RFC 8259) for signed payloads.
+///
+/// Strict because its input is attacker-controlled: exactly one value with only JSON whitespace
+/// around it, no trailing commas, no leading zeros, valid UTF-8, valid escapes (surrogates must
+/// pair), no control characters in strings, no duplicate member names (two readers could
+/// otherwise see different values in one signed payload), and nesting at most `maximumDepth` deep.
+public struct JSONParser: ~Copyable {
+    /// Deepest nesting of arrays and objects accepted; App Store payloads use 3.
+    public static let maximumDepth = 32
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Parses `bytes` as one JSON value.
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error("unexpected text after the value") }
+        return value
+    }
+
+    /// Parses `bytes` as one JSON value.
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try parse(buffer) }
+    }
+
+    /// Parses `text` as one JSON value.
+    public static func parse(_ text: some StringProtocol) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private func error(_ reason: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, reason: reason)
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0a, 0x0d: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): return try parseLiteral("true", .bool(true))
+        case UInt8(ascii: "f"): return try parseLiteral("false", .bool(false))
+        case UInt8(ascii: "n"): return try parseLiteral("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func parseLiteral(_ word: StaticString, _ value: JSONValue) throws(JSONSyntaxError) -> JSONValue {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end of input") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw error("unexpected character")
+        }
+        index += count
+        return value
+    }
+
+    private mutating func enter() throws(JSONSyntaxError) {
+        depth += 1
+        guard depth <= JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+        index += 1
+        skipWhitespace()
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        var members: [String: JSONValue] = [:]
+        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw error("expected a member name")
+            }
+            let nameOffset = index
+            let name = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            guard members.updateValue(value, forKey: name) == nil else {
+                throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
+            }
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
+            index += 1
+            depth -= 1
+            return .object(members)
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
+        try enter()
+        var elements: [JSONValue] = []
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw error("unexpected end of input") }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                skipWhitespace()
+                continue
+            }
+            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
+            index += 1
+            depth -= 1
+            return .array(elements)
+        }
+    }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1  // the opening quote
+        let start = index
+        // Fast path: no escapes, so the bytes between the quotes are the string.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
+                }
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            guard byte >= 0x20 else { throw error("control character in a string") }
+            index += 1
+        }
+        var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                guard let text = String(validating: scalars, as: UTF8.self) else {
+                    throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
+                }
+                index += 1
+                return text
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard index < bytes.count else { throw error("unexpected end of input") }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escaped)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0c)
+                case UInt8(ascii: "n"): scalars.append(0x0a)
+                case UInt8(ascii: "r"): scalars.append(0x0d)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"): scalars.append(contentsOf: try parseUnicodeEscape())
+                default: throw error("invalid escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw error("control character in a string") }
+                scalars.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    /// Reads the hex digits after `\u` (and a second `\uXXXX` for a surrogate pair) and returns
+    /// the scalar's UTF-8 bytes.
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> [UInt8] {
+        var value = try parseHex4()
+        if (0xd800...0xdbff).contains(value) {
+            guard index + 6 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                bytes[index + 1] == UInt8(ascii: "u")
+            else { throw error("unpaired surrogate") }
+            index += 2
+            let low = try parseHex4()
+            guard (0xdc00...0xdfff).contains(low) else { throw error("unpaired surrogate") }
+            value = 0x10000 + ((value - 0xd800) << 10) + (low - 0xdc00)
+        } else if (0xdc00...0xdfff).contains(value) {
+            throw error("unpaired surrogate")
+        }
+        guard let scalar = Unicode.Scalar(value) else { throw error("invalid \\u escape") }
+        return Array(String(Character(scalar)).utf8)
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("unexpected end of input") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count && isDigit(bytes[index]) { throw error("leading zero in a number") }
+        } else {
+            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+        }
+        var isInteger = true
+        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+            isInteger = false
+            index += 1
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+                index += 1
+            }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
+            while index < bytes.count && isDigit(bytes[index]) { index += 1 }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .integer(integer) }
+        guard let double = Double(text), double.isFinite else {
+            throw JSONSyntaxError(offset: start, reason: "number out of range")
+        }
+        return .double(double)
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+}

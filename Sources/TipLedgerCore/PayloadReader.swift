@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+
+/// Why a payload does not fit its model: the field's path and what was wrong.
+public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let field: String
+    public let reason: String
+    public var description: String { "field \(field): \(reason)" }
+}
+
+/// Reads typed fields out of one JSON object, the way Apple's `Codable` models do: an absent
+/// field or `null` is nil, a present field of the wrong type is an error, unknown fields are
+/// ignored.
+struct PayloadReader {
+    let members: [String: JSONValue]
+    /// The dotted path of this object inside the payload, empty at the top.
+    let path: String
+
+    init(_ members: [String: JSONValue], path: String = "") {
+        self.members = members
+        self.path = path
+    }
+
+    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private func mismatch(_ key: String, expected: String, got value: JSONValue) -> PayloadError {
+        PayloadError(field: name(key), reason: "expected \(expected), got \(value.typeName)")
+    }
+
+    private func value(_ key: String) -> JSONValue? {
+        switch members[key] {
+        case nil, .null?: nil
+        case let value?: value
+        }
+    }
+
+    func string(_ key: String) throws(PayloadError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard case .string(let text) = value else { throw mismatch(key, expected: "a string", got: value) }
+        return text
+    }
+
+    func int64(_ key: String) throws(PayloadError) -> Int64? {
+        guard let value = value(key) else { return nil }
+        guard case .integer(let number) = value else { throw mismatch(key, expected: "an integer", got: value) }
+        return number
+    }
+
+    func int32(_ key: String) throws(PayloadError) -> Int32? {
+        guard let number = try int64(key) else { return nil }
+        guard let narrow = Int32(exactly: number) else {
+            throw PayloadError(field: name(key), reason: "\(number) is out of range")
+        }
+        return narrow
+    }
+
+    func bool(_ key: String) throws(PayloadError) -> Bool? {
+        guard let value = value(key) else { return nil }
+        guard case .bool(let flag) = value else { throw mismatch(key, expected: "a boolean", got: value) }
+        return flag
+    }
+
+    /// A date: milliseconds since 1970 as a JSON number, possibly fractional.
+    func date(_ key: String) throws(PayloadError) -> AppleDate? {
+        guard let value = value(key) else { return nil }
+        switch value {
+        case .integer(let number): return AppleDate(milliseconds: Double(number))
+        case .double(let number): return AppleDate(milliseconds: number)
+        default: throw mismatch(key, expected: "a date in milliseconds", got: value)
+        }
+    }
+
+    /// A UUID in its canonical text form; kept as given, validated for shape.
+    func uuid(_ key: String) throws(PayloadError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard UUID(uuidString: text) != nil else {
+            throw PayloadError(field: name(key), reason: "\"\(text.prefix(40))\" is not a UUID")
+        }
+        return text
+    }
+
+    func strings(_ key: String) throws(PayloadError) -> [String]? {
+        guard let value = value(key) else { return nil }
+        guard case .array(let elements) = value else { throw mismatch(key, expected: "an array", got: value) }
+        var result: [String] = []
+        result.reserveCapacity(elements.count)
+        for element in elements {
+            guard case .string(let text) = element else {
+                throw mismatch(key, expected: "an array of strings", got: element)
+            }
+            result.append(text)
+        }
+        return result
+    }
+
+    func object(_ key: String) throws(PayloadError) -> PayloadReader? {
+        guard let value = value(key) else { return nil }
+        guard case .object(let nested) = value else { throw mismatch(key, expected: "an object", got: value) }
+        return PayloadReader(nested, path: name(key))
+    }
+}

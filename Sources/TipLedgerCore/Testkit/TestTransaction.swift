@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The fields of a transaction payload to sign for testing (`tipledger testkit transaction`),
+/// written with Apple's field names and types.
+public struct TestTransaction: Sendable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var bundleId: String
+    public var productId: String
+    /// Apple's product type name, "Consumable" for tips.
+    public var type = ProductType.consumable.rawValue
+    public var quantity: Int32 = 1
+    /// Line total in milliunits of `currency` (9990 = 9.99), already multiplied by `quantity`.
+    public var price: Int64
+    public var currency: String
+    /// ISO 3166-1 alpha-3 storefront, e.g. "USA".
+    public var storefront: String
+    public var storefrontId: String
+    public var environment: String
+    /// Milliseconds since 1970.
+    public var purchaseDate: Int64
+    /// Milliseconds since 1970; defaults to `purchaseDate`.
+    public var signedDate: Int64
+    public var appAccountToken: String?
+    public var appTransactionId: String?
+    public var inAppOwnershipType = InAppOwnershipType.purchased.rawValue
+    public var transactionReason = "PURCHASE"
+    public var revocationDate: Int64?
+    public var revocationReason: Int32?
+    public var revocationType: String?
+    public var revocationPercentage: Int32?
+
+    public init(
+        transactionId: String, bundleId: String, productId: String, price: Int64, currency: String,
+        storefront: String = "USA", storefrontId: String = "143441", environment: String, purchaseDate: Int64,
+        appAccountToken: String? = nil
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = transactionId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.price = price
+        self.currency = currency
+        self.storefront = storefront
+        self.storefrontId = storefrontId
+        self.environment = environment
+        self.purchaseDate = purchaseDate
+        self.signedDate = purchaseDate
+        self.appAccountToken = appAccountToken
+    }
+
+    /// The payload as JSON bytes, fields in the order the App Store writes them.
+    public var payloadJSON: [UInt8] {
+        var writer = JSONWriter()
+        writer.object { payload in
+            payload.field("transactionId", transactionId)
+            payload.field("originalTransactionId", originalTransactionId)
+            payload.field("bundleId", bundleId)
+            payload.field("productId", productId)
+            payload.field("purchaseDate", purchaseDate)
+            payload.field("originalPurchaseDate", purchaseDate)
+            payload.field("quantity", Int64(quantity))
+            payload.field("type", type)
+            payload.optionalField("appAccountToken", appAccountToken)
+            payload.field("inAppOwnershipType", inAppOwnershipType)
+            payload.field("signedDate", signedDate)
+            payload.optionalField("revocationReason", revocationReason.map(Int64.init))
+            payload.optionalField("revocationDate", revocationDate)
+            payload.optionalField("revocationType", revocationType)
+            payload.optionalField("revocationPercentage", revocationPercentage.map(Int64.init))
+            payload.field("environment", environment)
+            payload.field("transactionReason", transactionReason)
+            payload.field("storefront", storefront)
+            payload.field("storefrontId", storefrontId)
+            payload.field("price", price)
+            payload.field("currency", currency)
+            payload.optionalField("appTransactionId", appTransactionId)
+        }
+        return writer.bytes
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A compact JWS split and decoded, but not verified: nothing in it may be trusted yet.
+///
+/// Only `Verifier` turns one into a verified payload. Parsing covers SPEC steps 1–2: the size
+/// limit, exactly three base64url parts, and a header and payload that are JSON objects.
+public struct UnverifiedJWS: Sendable {
+    /// The token exactly as received, without surrounding whitespace: the evidence to keep.
+    public let token: String
+    /// The decoded protected header.
+    public let header: [String: JSONValue]
+    /// The decoded payload.
+    public let payload: [String: JSONValue]
+    /// The decoded signature bytes (ES256 requires exactly 64).
+    public let signature: [UInt8]
+    /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
+    let signingInputCount: Int
+
+    /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
+    public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
+        let token = trimmed(text)
+        return try Array(token.utf8).withUnsafeBufferPointer { (bytes) throws(VerificationError) in
+            try parse(bytes: bytes, token: token)
+        }
+    }
+
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, token: String) throws(VerificationError)
+        -> UnverifiedJWS
+    {
+        guard bytes.count <= VerificationPolicy.maximumTokenBytes else {
+            throw VerificationError(
+                .tooLarge, "the token is \(bytes.count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
+        }
+        guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
+            let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
+        else {
+            throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
+        }
+        let header = try decodeObject(UnsafeBufferPointer(rebasing: bytes[..<firstDot]), part: "header")
+        let payload = try decodeObject(
+            UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), part: "payload")
+        guard let signature = Base64.decode(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]), alphabet: .url)
+        else {
+            throw VerificationError(.malformedJWS, "the signature is not base64url")
+        }
+        return UnverifiedJWS(
+            token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot)
+    }
+
+    private static func decodeObject(_ part: UnsafeBufferPointer<UInt8>, part name: String) throws(VerificationError)
+        -> [String: JSONValue]
+    {
+        guard let json = Base64.decode(part, alphabet: .url) else {
+            throw VerificationError(.malformedJWS, "the \(name) is not base64url")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(json)
+        } catch {
+            throw VerificationError(.malformedJWS, "the \(name) is not JSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw VerificationError(.malformedJWS, "the \(name) is \(value.typeName), not a JSON object")
+        }
+        return members
+    }
+
+    /// Calls `body` with the signing input: the bytes `header "." payload` exactly as received.
+    func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let count = signingInputCount
+        if let result = token.utf8.withContiguousStorageIfAvailable({
+            body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<count])))
+        }) {
+            return result
+        }
+        return Array(token.utf8.prefix(count)).withUnsafeBytes(body)
+    }
+
+    /// `text` without the ASCII whitespace (space, tab, CR, LF) around it.
+    static func trimmed(_ text: String) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
+        let utf8 = text.utf8
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
+        var end = utf8.endIndex
+        while isSpace(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
+        if first == utf8.startIndex && end == utf8.endIndex { return text }
+        return String(text[first..<end])
+    }
+}

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// Why a signed payload was rejected: a stable code, a message for people, and the status name
+/// Apple's App Store Server Library uses for the same failure.
+public struct VerificationError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: Code
+    /// What exactly was wrong; never contains the token itself.
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Apple's `VerificationStatus` / `VerificationError` name for this failure.
+    public var appleStatus: String { code.appleStatus }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    /// The same error with `context` (such as `data.signedTransactionInfo`) before the message.
+    func within(_ context: String) -> VerificationError {
+        VerificationError(code, "\(context): \(message)")
+    }
+
+    /// The rejection codes; the raw value is the stable snake_case name used in JSON.
+    public enum Code: String, Sendable, CaseIterable {
+        case tooLarge = "too_large"
+        case malformedJWS = "malformed_jws"
+        case unsupportedAlgorithm = "unsupported_algorithm"
+        case invalidChainLength = "invalid_chain_length"
+        case invalidCertificate = "invalid_certificate"
+        case untrustedChain = "untrusted_chain"
+        case certificateNotValidAtSignedDate = "certificate_not_valid_at_signed_date"
+        case missingAppleOID = "missing_apple_oid"
+        case badSignature = "bad_signature"
+        case invalidPayload = "invalid_payload"
+        case wrongBundleId = "wrong_bundle_id"
+        case wrongAppAppleId = "wrong_app_apple_id"
+        case wrongEnvironment = "wrong_environment"
+
+        /// Apple's status name for the same failure.
+        public var appleStatus: String {
+            switch self {
+            case .tooLarge, .malformedJWS, .unsupportedAlgorithm, .invalidPayload: "INVALID_JWT_FORMAT"
+            case .invalidChainLength: "INVALID_CHAIN_LENGTH"
+            case .invalidCertificate: "INVALID_CERTIFICATE"
+            case .untrustedChain, .certificateNotValidAtSignedDate, .missingAppleOID, .badSignature:
+                "VERIFICATION_FAILURE"
+            case .wrongBundleId, .wrongAppAppleId: "INVALID_APP_IDENTIFIER"
+            case .wrongEnvironment: "INVALID_ENVIRONMENT"
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// What kind of App Store payload a JWS carries.
+public enum PayloadKind: String, Sendable, CaseIterable {
+    case transaction
+    case notification
+    case renewalInfo
+    case appTransaction
+
+    /// The kind a decoded payload shows by its fields, or nil when it shows none.
+    static func detect(_ payload: [String: JSONValue]) -> PayloadKind? {
+        if payload["notificationType"] != nil { return .notification }
+        if payload["transactionId"] != nil { return .transaction }
+        if payload["autoRenewStatus"] != nil || payload["autoRenewProductId"] != nil { return .renewalInfo }
+        if payload["receiptType"] != nil { return .appTransaction }
+        return nil
+    }
+}
+
+/// A payload that passed every check of the verifier. Only `Verifier` creates these.
+public enum VerifiedPayload: Sendable {
+    case transaction(VerifiedTransaction)
+    case notification(VerifiedNotification)
+    case renewalInfo(VerifiedRenewalInfo)
+    case appTransaction(VerifiedAppTransaction)
+
+    public var kind: PayloadKind {
+        switch self {
+        case .transaction: .transaction
+        case .notification: .notification
+        case .renewalInfo: .renewalInfo
+        case .appTransaction: .appTransaction
+        }
+    }
+
+    /// The environment the payload was verified for.
+    public var environment: AppStoreEnvironment {
+        switch self {
+        case .transaction(let value): value.environment
+        case .notification(let value): value.environment
+        case .renewalInfo(let value): value.environment
+        case .appTransaction(let value): value.environment
+        }
+    }
+}
+
+/// A signed transaction whose signature, chain and identity were verified.
+public struct VerifiedTransaction: Sendable {
+    public let payload: JWSTransactionDecodedPayload
+    /// The signed JWS exactly as received: the evidence, re-verifiable offline.
+    public let jws: String
+    public let environment: AppStoreEnvironment
+    /// The time the chain was checked at: `signedDate`, or the clock when it had none.
+    public let effectiveDate: AppleDate
+    public let transactionId: String
+}
+
+/// A signed notification whose signature, chain, identity and nested signed payloads were
+/// all verified.
+public struct VerifiedNotification: Sendable {
+    public let payload: ResponseBodyV2DecodedPayload
+    /// The `signedPayload` JWS exactly as received.
+    public let jws: String
+    public let environment: AppStoreEnvironment
+    public let effectiveDate: AppleDate
+    public let notificationUUID: String
+    public let rawNotificationType: String
+    /// `data.signedTransactionInfo`, verified, when present.
+    public let transaction: VerifiedTransaction?
+    /// `data.signedRenewalInfo`, verified, when present.
+    public let renewalInfo: VerifiedRenewalInfo?
+    /// `appData.signedAppTransactionInfo`, verified, when present.
+    public let appTransaction: VerifiedAppTransaction?
+}
+
+/// Signed renewal information, verified.
+public struct VerifiedRenewalInfo: Sendable {
+    public let payload: JWSRenewalInfoDecodedPayload
+    public let jws: String
+    public let environment: AppStoreEnvironment
+    public let effectiveDate: AppleDate
+}
+
+/// A signed app transaction, verified.
+public struct VerifiedAppTransaction: Sendable {
+    public let payload: AppTransaction
+    public let jws: String
+    public let environment: AppStoreEnvironment
+    public let effectiveDate: AppleDate
+}

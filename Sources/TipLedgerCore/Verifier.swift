@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCrypto
+
+/// Verifies App Store signed payloads: the server's `checkVerified`.
+///
+/// The checks run in the fixed order of SPEC section 1, each a small named step: size and form,
+/// header, effective time, chain (OpenSSL `X509_verify_cert` against the configured roots at the
+/// payload's own `signedDate`), Apple's marker OIDs, the ES256 signature, the payload model, the
+/// app's identity, and finally every signed payload nested in a notification. The time comes from
+/// the payload or the injected clock, never from the system.
+///
+/// Thread-safe: one verifier may serve many threads; validated chains are shared between them.
+public final class Verifier: Sendable {
+    /// Marker extension every App Store receipt-signing leaf carries.
+    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    /// Marker extension of the Apple WWDR intermediate.
+    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+
+    public let trustStore: TrustStore
+    public let policy: VerificationPolicy
+    public let clock: WallClock
+    let chains = ChainCache()
+
+    public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock = .system) {
+        self.trustStore = trustStore
+        self.policy = policy
+        self.clock = clock
+    }
+
+    // MARK: Entry points
+
+    /// Verifies one input line: a signed transaction, notification, renewal info or app
+    /// transaction JWS, or a notification webhook body `{"signedPayload":"..."}`. The kind is
+    /// detected from the payload, never declared.
+    public func verify(_ input: String) -> Result<VerifiedPayload, VerificationError> {
+        do {
+            let text = UnverifiedJWS.trimmed(input)
+            if text.utf8.first == UInt8(ascii: "{") {
+                return .success(.notification(try verifyNotification(try WebhookBody.signedPayload(of: text))))
+            }
+            return .success(try verifyPayload(text, as: nil))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Verifies a signed transaction (`signedTransactionInfo`).
+    public func verifyTransaction(_ token: String) throws(VerificationError) -> VerifiedTransaction {
+        guard case .transaction(let verified) = try verifyPayload(token, as: .transaction) else {
+            preconditionFailure("verifyPayload returned another kind than asked for")
+        }
+        return verified
+    }
+
+    /// Verifies a signed notification (`signedPayload`) and every signed payload inside it.
+    public func verifyNotification(_ token: String) throws(VerificationError) -> VerifiedNotification {
+        guard case .notification(let verified) = try verifyPayload(token, as: .notification) else {
+            preconditionFailure("verifyPayload returned another kind than asked for")
+        }
+        return verified
+    }
+
+    /// Verifies a JWS as `kind`, or as the kind its payload shows when `kind` is nil.
+    public func verifyPayload(_ token: String, as expected: PayloadKind?) throws(VerificationError) -> VerifiedPayload {
+        let jws = try UnverifiedJWS.parse(token)
+        try checkAlgorithm(jws.header)
+        let x5c = try certificateTexts(jws.header)
+        let kind: PayloadKind
+        if let expected { kind = expected } else { kind = try detectKind(jws.payload) }
+        let effectiveDate = try effectiveDate(of: jws.payload, kind: kind)
+        let signer = try signingKey(x5c, at: effectiveDate)
+        try checkSignature(jws, key: signer.key)
+        let reader = PayloadReader(jws.payload)
+        do {
+            switch kind {
+            case .transaction:
+                return .transaction(
+                    try transaction(JWSTransactionDecodedPayload(reader), jws: jws, at: effectiveDate, signer: signer))
+            case .notification:
+                return .notification(
+                    try notification(ResponseBodyV2DecodedPayload(reader), jws: jws, at: effectiveDate, signer: signer))
+            case .renewalInfo:
+                let payload = try JWSRenewalInfoDecodedPayload(reader)
+                let environment = try checkIdentity(
+                    bundleId: nil, appAppleId: nil, rawEnvironment: payload.rawEnvironment, signer: signer,
+                    checksBundle: false)
+                return .renewalInfo(
+                    VerifiedRenewalInfo(
+                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate))
+            case .appTransaction:
+                let payload = try AppTransaction(reader)
+                let environment = try checkIdentity(
+                    bundleId: payload.bundleId, appAppleId: payload.appAppleId, rawEnvironment: payload.rawReceiptType,
+                    signer: signer, checksBundle: true, carriesAppAppleId: true)
+                return .appTransaction(
+                    VerifiedAppTransaction(
+                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate))
+            }
+        } catch let error as PayloadError {
+            throw VerificationError(.invalidPayload, error.description)
+        } catch let error as VerificationError {
+            throw error
+        } catch {
+            throw VerificationError(.invalidPayload, "\(error)")
+        }
+    }
+
+    // MARK: Step 3: header
+
+    private func checkAlgorithm(_ header: [String: JSONValue]) throws(VerificationError) {
+        guard case .string("ES256")? = header["alg"] else {
+            let found = header["alg"]?.stringValue.map { "\"\($0.prefix(20))\"" } ?? "no alg"
+            throw VerificationError(.unsupportedAlgorithm, "alg must be ES256, found \(found)")
+        }
+        guard header["crit"] == nil else {
+            throw VerificationError(
+                .unsupportedAlgorithm, "the header has crit, and no critical extension is understood")
+        }
+    }
+
+    private func certificateTexts(_ header: [String: JSONValue]) throws(VerificationError) -> [String] {
+        guard case .array(let entries)? = header["x5c"] else {
+            throw VerificationError(.invalidChainLength, "the header has no x5c certificate chain")
+        }
+        let allowed = policy.acceptsLocalTesting ? "1 (Xcode) or 3" : "3"
+        guard entries.count == 3 || (entries.count == 1 && policy.acceptsLocalTesting) else {
+            throw VerificationError(.invalidChainLength, "x5c has \(entries.count) certificates, expected \(allowed)")
+        }
+        var texts: [String] = []
+        for (index, entry) in entries.enumerated() {
+            guard case .string(let text) = entry else {
+                throw VerificationError(.invalidCertificate, "x5c[\(index)] is \(entry.typeName), not a string")
+            }
+            texts.append(text)
+        }
+        return texts
+    }
+
+    // MARK: Step 4: effective time
+
+    private func detectKind(_ payload: [String: JSONValue]) throws(VerificationError) -> PayloadKind {
+        if let kind = PayloadKind.detect(payload) { return kind }
+        throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
+    }
+
+    private func effectiveDate(of payload: [String: JSONValue], kind: PayloadKind) throws(VerificationError)
+        -> AppleDate
+    {
+        let field = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
+        do {
+            return try PayloadReader(payload).date(field) ?? clock.now()
+        } catch {
+            throw VerificationError(.invalidPayload, error.description)
+        }
+    }
+
+    // MARK: Step 5: chain
+
+    /// The key that must have signed the payload, and whether it is a local testing certificate.
+    struct Signer {
+        let key: PublicKey
+        let isLocalTesting: Bool
+    }
+
+    private func signingKey(_ x5c: [String], at date: AppleDate) throws(VerificationError) -> Signer {
+        let seconds = date.wholeSeconds
+        if x5c.count == 1 {
+            return try localTestingKey(x5c[0], at: seconds)
+        }
+        let key = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
+        if let entry = chains.entry(for: key) {
+            if !entry.thirdCertificates.contains(x5c[2]) {
+                _ = try certificate(x5c[2], index: 2)
+                chains.noteThirdCertificate(x5c[2], for: key)
+            }
+            guard entry.isValid(atSeconds: seconds) else {
+                throw VerificationError(
+                    .certificateNotValidAtSignedDate,
+                    "a certificate of the chain is not valid at \(date), the payload's effective time")
+            }
+            return Signer(key: entry.leafKey, isLocalTesting: false)
+        }
+        let leaf = try certificate(x5c[0], index: 0)
+        let intermediate = try certificate(x5c[1], index: 1)
+        _ = try certificate(x5c[2], index: 2)
+        let chain: ValidatedChain
+        switch trustStore.validate(leaf: leaf, intermediate: intermediate, atSeconds: seconds) {
+        case .success(let validated): chain = validated
+        case .failure(.notValidAtTime(let reason)):
+            throw VerificationError(.certificateNotValidAtSignedDate, "\(reason) at \(date)")
+        case .failure(.untrusted(let reason)):
+            throw VerificationError(.untrustedChain, reason)
+        }
+        let leafKey = try checkRoles(chain)
+        chains.store(ChainCache.Entry(chain: chain, leafKey: leafKey, thirdCertificate: x5c[2]), for: key)
+        return Signer(key: leafKey, isLocalTesting: false)
+    }
+
+    /// CA and leaf roles, Apple's marker OIDs and the leaf's curve; returns the leaf's key.
+    private func checkRoles(_ chain: ValidatedChain) throws(VerificationError) -> PublicKey {
+        guard chain.intermediate.hasCABasicConstraint else {
+            throw VerificationError(.untrustedChain, "the intermediate certificate is not a CA")
+        }
+        guard !chain.leaf.mayActAsCA else {
+            throw VerificationError(.untrustedChain, "the leaf certificate is a CA")
+        }
+        guard chain.leaf.hasExtension(oid: Verifier.leafMarkerOID) else {
+            throw VerificationError(.missingAppleOID, "the leaf certificate lacks \(Verifier.leafMarkerOID)")
+        }
+        guard chain.intermediate.hasExtension(oid: Verifier.intermediateMarkerOID) else {
+            throw VerificationError(
+                .missingAppleOID, "the intermediate certificate lacks \(Verifier.intermediateMarkerOID)")
+        }
+        return try p256Key(of: chain.leaf)
+    }
+
+    /// Xcode's StoreKit testing signs with one self-signed certificate; it is trusted only when
+    /// the user put exactly that certificate in the trust store and accepts the Xcode environment.
+    private func localTestingKey(_ text: String, at seconds: Int64) throws(VerificationError) -> Signer {
+        let certificate = try certificate(text, index: 0)
+        guard trustStore.containsExactly(certificate) else {
+            throw VerificationError(
+                .untrustedChain, "the single x5c certificate (Xcode StoreKit testing) is not in the trust store")
+        }
+        guard certificate.isValid(atSeconds: seconds) else {
+            throw VerificationError(
+                .certificateNotValidAtSignedDate,
+                "the Xcode certificate is not valid at \(AppleDate(wholeMilliseconds: seconds * 1000))")
+        }
+        return Signer(key: try p256Key(of: certificate), isLocalTesting: true)
+    }
+
+    private func certificate(_ text: String, index: Int) throws(VerificationError) -> Certificate {
+        guard let der = Base64.decode(text, alphabet: .standard) else {
+            throw VerificationError(.invalidCertificate, "x5c[\(index)] is not standard base64")
+        }
+        do {
+            return try Certificate(derEncoded: der)
+        } catch {
+            throw VerificationError(.invalidCertificate, "x5c[\(index)] is not a DER certificate: \(error.reason)")
+        }
+    }
+
+    private func p256Key(of certificate: Certificate) throws(VerificationError) -> PublicKey {
+        guard let key = try? certificate.publicKey(), key.isP256 else {
+            throw VerificationError(.untrustedChain, "the signing certificate's key is not EC P-256")
+        }
+        return key
+    }
+
+    // MARK: Step 6: signature
+
+    private func checkSignature(_ jws: UnverifiedJWS, key: PublicKey) throws(VerificationError) {
+        guard jws.signature.count == ES256Signature.rawByteCount else {
+            throw VerificationError(
+                .badSignature, "the signature is \(jws.signature.count) bytes; ES256 requires 64 (raw R‖S)")
+        }
+        let valid = jws.signature.withUnsafeBytes { signature in
+            jws.withSigningInput { key.isValidES256Signature(signature, over: $0) }
+        }
+        guard valid else {
+            throw VerificationError(.badSignature, "the signature does not match the signed content")
+        }
+    }
+
+    // MARK: Steps 7–9: payload, identity, nested payloads
+
+    private func transaction(
+        _ payload: JWSTransactionDecodedPayload, jws: UnverifiedJWS, at date: AppleDate, signer: Signer
+    ) throws(VerificationError) -> VerifiedTransaction {
+        let environment = try checkIdentity(
+            bundleId: payload.bundleId, appAppleId: nil, rawEnvironment: payload.rawEnvironment, signer: signer,
+            checksBundle: true)
+        guard let transactionId = payload.transactionId, !transactionId.isEmpty else {
+            throw VerificationError(.invalidPayload, "the transaction has no transactionId")
+        }
+        return VerifiedTransaction(
+            payload: payload, jws: jws.token, environment: environment, effectiveDate: date,
+            transactionId: transactionId)
+    }
+
+    private func notification(
+        _ payload: ResponseBodyV2DecodedPayload, jws: UnverifiedJWS, at date: AppleDate, signer: Signer
+    ) throws(VerificationError) -> VerifiedNotification {
+        let claimed = payload.claimedIdentity
+        let environment = try checkIdentity(
+            bundleId: claimed.bundleId, appAppleId: claimed.appAppleId, rawEnvironment: claimed.rawEnvironment,
+            signer: signer, checksBundle: true, carriesAppAppleId: true)
+        guard let uuid = payload.notificationUUID, let type = payload.rawNotificationType else {
+            throw VerificationError(.invalidPayload, "the notification has no notificationUUID or notificationType")
+        }
+        let transaction = try nested(payload.data?.signedTransactionInfo, "data.signedTransactionInfo", environment) {
+            (token) throws(VerificationError) in try verifyTransaction(token)
+        }
+        let renewalInfo = try nested(payload.data?.signedRenewalInfo, "data.signedRenewalInfo", environment) {
+            (token) throws(VerificationError) in
+            guard case .renewalInfo(let verified) = try verifyPayload(token, as: .renewalInfo) else {
+                preconditionFailure("verifyPayload returned another kind than asked for")
+            }
+            return verified
+        }
+        let appTransaction = try nested(
+            payload.appData?.signedAppTransactionInfo, "appData.signedAppTransactionInfo", environment
+        ) { (token) throws(VerificationError) in
+            guard case .appTransaction(let verified) = try verifyPayload(token, as: .appTransaction) else {
+                preconditionFailure("verifyPayload returned another kind than asked for")
+            }
+            return verified
+        }
+        return VerifiedNotification(
+            payload: payload, jws: jws.token, environment: environment, effectiveDate: date, notificationUUID: uuid,
+            rawNotificationType: type, transaction: transaction, renewalInfo: renewalInfo,
+            appTransaction: appTransaction)
+    }
+
+    /// Verifies a signed payload nested in a notification (steps 1–8 again); it must be for the
+    /// same environment as the notification around it.
+    private func nested<Verified>(
+        _ token: String?, _ field: String, _ environment: AppStoreEnvironment,
+        _ verify: (String) throws(VerificationError) -> Verified
+    ) throws(VerificationError) -> Verified? where Verified: Sendable {
+        guard let token else { return nil }
+        let verified: Verified
+        do {
+            verified = try verify(token)
+        } catch {
+            throw error.within(field)
+        }
+        let nestedEnvironment: AppStoreEnvironment? =
+            switch verified {
+            case let value as VerifiedTransaction: value.environment
+            case let value as VerifiedRenewalInfo: value.environment
+            case let value as VerifiedAppTransaction: value.environment
+            default: nil
+            }
+        if let nestedEnvironment, nestedEnvironment != environment {
+            throw VerificationError(
+                .wrongEnvironment,
+                "\(field): environment \(nestedEnvironment.rawValue) differs from the notification's \(environment.rawValue)"
+            )
+        }
+        return verified
+    }
+
+    /// Step 8, in the order Apple's library uses: bundle id, app Apple id, environment.
+    ///
+    /// `checksBundle` is false for renewal infos, which carry no bundle id; `carriesAppAppleId`
+    /// is true for the payloads Apple puts the app's Apple id in (notifications, app transactions).
+    private func checkIdentity(
+        bundleId: String?, appAppleId: Int64?, rawEnvironment: String?, signer: Signer, checksBundle: Bool,
+        carriesAppAppleId: Bool = false
+    ) throws(VerificationError) -> AppStoreEnvironment {
+        if checksBundle {
+            guard let bundleId else {
+                throw VerificationError(.wrongBundleId, "the payload has no bundleId")
+            }
+            guard policy.bundleIds.contains(bundleId) else {
+                throw VerificationError(.wrongBundleId, "bundleId \(bundleId) is not a configured bundle id")
+            }
+        }
+        if let expected = policy.appAppleId {
+            if let appAppleId, appAppleId != expected {
+                throw VerificationError(.wrongAppAppleId, "appAppleId \(appAppleId) is not the configured \(expected)")
+            }
+            if carriesAppAppleId && appAppleId == nil && rawEnvironment == AppStoreEnvironment.production.rawValue {
+                throw VerificationError(.wrongAppAppleId, "a Production payload must carry appAppleId")
+            }
+        }
+        guard let rawEnvironment else {
+            throw VerificationError(.wrongEnvironment, "the payload has no environment claim")
+        }
+        guard policy.accepts(rawEnvironment: rawEnvironment),
+            let environment = AppStoreEnvironment(rawValue: rawEnvironment)
+        else {
+            throw VerificationError(.wrongEnvironment, "environment \(rawEnvironment.prefix(40)) is not accepted")
+        }
+        if signer.isLocalTesting && !environment.isLocalTesting {
+            throw VerificationError(
+                .wrongEnvironment, "signed by an Xcode testing certificate but claims \(environment.rawValue)")
+        }
+        return environment
+    }
+}

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The body the App Store posts to a notification URL: `{"signedPayload":"<JWS>"}`.
+///
+/// See https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
+public enum WebhookBody {
+    /// The `signedPayload` of a webhook body; other members are ignored.
+    public static func signedPayload(of body: String) throws(VerificationError) -> String {
+        let count = body.utf8.count
+        // The body wraps one token; allow for the JSON around it, not for a second token.
+        guard count <= VerificationPolicy.maximumTokenBytes + 1024 else {
+            throw VerificationError(
+                .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
+        }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw VerificationError(.malformedJWS, "the body is not JSON: \(error)")
+        }
+        guard case .string(let token)? = value.objectValue?["signedPayload"] else {
+            throw VerificationError(.malformedJWS, "the body has no signedPayload string")
+        }
+        return token
+    }
+
+    /// `{"signedPayload":"<token>"}` for `token`.
+    public static func wrapping(_ token: String) -> String {
+        var writer = JSONWriter()
+        writer.object { $0.field("signedPayload", token) }
+        return writer.text
+    }
+}

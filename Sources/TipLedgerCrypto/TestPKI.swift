@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// A three-level test PKI shaped like the App Store's: a self-signed root, an intermediate CA
+/// with Apple's intermediate marker OID and a leaf with the receipt-signing marker OID, all EC
+/// P-256 unless told otherwise. Every name says TEST; none claims to be Apple.
+///
+/// Validity is relative to a reference time passed in, so fixtures minted from it never expire.
+/// `Options` also mints the broken variants a verifier must reject.
+public struct TestPKI: Sendable {
+    public let root: Certificate
+    public let rootKey: PrivateKey
+    public let intermediate: Certificate
+    public let intermediateKey: PrivateKey
+    public let leaf: Certificate
+    public let leafKey: PrivateKey
+
+    /// Marker OID on App Store receipt-signing leaves.
+    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    /// Marker OID on Apple's WWDR intermediate.
+    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+
+    /// How to mint the PKI; the defaults give a valid chain.
+    public struct Options: Sendable {
+        /// Start of every certificate's validity, seconds since 1970.
+        public var notBefore: Int64
+        /// End of the root's and intermediate's validity.
+        public var notAfter: Int64
+        /// End of the leaf's validity; defaults to `notAfter`.
+        public var leafNotAfter: Int64?
+        /// Start of the leaf's validity; defaults to `notBefore`.
+        public var leafNotBefore: Int64?
+        public var leafHasMarker = true
+        public var intermediateHasMarker = true
+        public var intermediateIsCA = true
+        public var leafIsCA = false
+        public var leafCurve: PrivateKey.Curve = .p256
+        /// Put before every common name, e.g. "tipledger TEST".
+        public var namePrefix = "tipledger TEST"
+
+        /// Valid from `validFrom` to `validUntil` (seconds since 1970).
+        public init(validFrom: Int64, validUntil: Int64) {
+            self.notBefore = validFrom
+            self.notAfter = validUntil
+        }
+    }
+
+    public init(
+        root: Certificate, rootKey: PrivateKey, intermediate: Certificate, intermediateKey: PrivateKey,
+        leaf: Certificate, leafKey: PrivateKey
+    ) {
+        self.root = root
+        self.rootKey = rootKey
+        self.intermediate = intermediate
+        self.intermediateKey = intermediateKey
+        self.leaf = leaf
+        self.leafKey = leafKey
+    }
+
+    /// Mints a fresh PKI with new keys.
+    public static func mint(_ options: Options) throws(CryptoError) -> TestPKI {
+        let organization = ("O", options.namePrefix)
+        let rootKey = try PrivateKey.generate(curve: .p256)
+        let root = try Certificate.mint(
+            CertificateTemplate(
+                subject: [("CN", "\(options.namePrefix) Root CA"), organization], serialNumber: 1,
+                notBefore: options.notBefore, notAfter: options.notAfter, isCA: true,
+                keyUsage: "critical,keyCertSign,cRLSign"),
+            subjectKey: rootKey, issuer: nil)
+        let intermediateKey = try PrivateKey.generate(curve: .p256)
+        let intermediate = try Certificate.mint(
+            CertificateTemplate(
+                subject: [("CN", "\(options.namePrefix) Intermediate CA"), organization], serialNumber: 2,
+                notBefore: options.notBefore, notAfter: options.notAfter, isCA: options.intermediateIsCA,
+                pathLength: options.intermediateIsCA ? 0 : nil,
+                keyUsage: options.intermediateIsCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature",
+                markerOIDs: options.intermediateHasMarker ? [intermediateMarkerOID] : []),
+            subjectKey: intermediateKey, issuer: (root, rootKey))
+        let leafKey = try PrivateKey.generate(curve: options.leafCurve)
+        let leaf = try Certificate.mint(
+            CertificateTemplate(
+                subject: [("CN", "\(options.namePrefix) Receipt Signing"), organization], serialNumber: 3,
+                notBefore: options.leafNotBefore ?? options.notBefore,
+                notAfter: options.leafNotAfter ?? options.notAfter, isCA: options.leafIsCA,
+                keyUsage: options.leafIsCA ? "critical,keyCertSign,digitalSignature" : "critical,digitalSignature",
+                markerOIDs: options.leafHasMarker ? [leafMarkerOID] : []),
+            subjectKey: leafKey, issuer: (intermediate, intermediateKey))
+        return TestPKI(
+            root: root, rootKey: rootKey, intermediate: intermediate, intermediateKey: intermediateKey, leaf: leaf,
+            leafKey: leafKey)
+    }
+
+    /// The `x5c` order: leaf, intermediate, root.
+    public var chain: [Certificate] { [leaf, intermediate, root] }
+}
