@@ -9,7 +9,10 @@ public enum CLI {
     public static let version = "0.1.0"
 
     static var commands: [any Command.Type] {
-        [VerifyCommand.self]
+        [
+            VerifyCommand.self, FinishCommand.self, PendingCommand.self, RestoreCommand.self, ReportCommand.self,
+            MigrateCommand.self, ReverifyCommand.self, BackupCommand.self, TestkitCommand.self,
+        ]
     }
 
     /// Runs `tipledger` with `arguments` (without the program name) and returns the exit status.

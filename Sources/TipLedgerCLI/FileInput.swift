@@ -17,4 +17,7 @@ enum FileInput {
         }
         return [UInt8](data)
     }
+
+    /// Whether something exists at `path`.
+    static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 }

@@ -14,6 +14,8 @@ struct GlobalOptions {
     var databasePath: String
     var bundleIds: [String]
     var environments: Set<AppStoreEnvironment>
+    /// Whether `--environment` or its variable was given (not just the default).
+    var environmentsWereGiven: Bool
     var appAppleId: Int64?
     var rootFiles: [String]
     var keysDirectory: String?
@@ -29,7 +31,7 @@ struct GlobalOptions {
           --app-apple-id N       the app's Apple id, required when Production is accepted
                                  [TIPLEDGER_APP_APPLE_ID]
           --root FILE            trust this root certificate (DER or PEM); repeatable
-          --keys DIR             trust every certificate in DIR [TIPLEDGER_KEYS]
+          --keys DIR             trust every self-signed certificate in DIR [TIPLEDGER_KEYS]
                                  (default: the built-in Apple Root CA - G3)
           --catalog FILE         Xcode .storekit file for product names and prices
                                  [TIPLEDGER_CATALOG]
@@ -48,7 +50,9 @@ struct GlobalOptions {
             (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
             ?? []
-        let environmentList = try setting("--environment", "TIPLEDGER_ENVIRONMENT") ?? "Production"
+        let givenEnvironments = try setting("--environment", "TIPLEDGER_ENVIRONMENT")
+        environmentsWereGiven = givenEnvironments != nil
+        let environmentList = givenEnvironments ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {
             throw CLIError.usage(
                 "--environment must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'"
@@ -117,11 +121,20 @@ struct GlobalOptions {
         }
         for file in files {
             let bytes = try FileInput.read(file, limit: 1 << 20)
+            let certificates: [Certificate]
             do {
-                roots += try Certificate.parseAll(fileContents: bytes)
+                certificates = try Certificate.parseAll(fileContents: bytes)
             } catch {
                 throw CLIError(.usage, "\(file) is not a certificate: \(error)")
             }
+            // A keys directory may also hold a chain's intermediate and leaf (as `testkit init`
+            // writes them); only self-signed certificates there are roots. Files named with
+            // --root are trusted as given.
+            let fromDirectory = !rootFiles.contains(file)
+            roots += fromDirectory ? certificates.filter(\.isSelfSigned) : certificates
+        }
+        if keysDirectory != nil && roots.isEmpty {
+            throw CLIError(.usage, "the keys directory \(keysDirectory ?? "") holds no self-signed root certificate")
         }
         if roots.isEmpty { roots = [TrustAnchors.appleRootCAG3] }
         do {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerStore
 
 /// `tipledger verify`: verifies signed payloads from standard input, one per line, and (unless
 /// `--dry-run`) records them in the ledger.
@@ -13,7 +14,8 @@ struct VerifyCommand: Command {
         notification (JWS), or a notification webhook body {"signedPayload":"..."}. The kind is
         detected. Each line is verified against the trusted roots at its own signedDate, then
         recorded in the ledger, and one result is printed per line, in input order. Blank lines
-        are skipped; a rejected line changes nothing and never stops the run.
+        are skipped; a rejected line changes nothing and never stops the run. Lines are written
+        to the ledger in batches; every result printed is already committed.
 
         Options:
           --dry-run      verify only; do not open or change the ledger
@@ -41,19 +43,31 @@ struct VerifyCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
-        guard dryRun else {
-            throw CLIError(.usage, "recording into the ledger is not available yet", hint: "use --dry-run")
-        }
+        let ledger = dryRun ? nil : try context.globals.openLedger(clock: context.clock, mustExist: false)
         var reader = LineReader(
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()
+        var storeFailed = false
         var progress = Progress(terminal: context.terminal, clock: context.clock)
-        VerificationPipeline(verifier: verifier).run(&reader) { items in
-            for item in items {
-                let report = VerifyReport(line: item.line.number, result: item.result, recording: nil)
+        try VerificationPipeline(verifier: verifier).run(&reader) { items in
+            let recordings = try ledger.map { try record(items, in: $0) } ?? Array(repeating: nil, count: items.count)
+            for (item, recording) in zip(items, recordings) {
+                var result = item.result
+                var report = VerifyReport(line: item.line.number, result: result, recording: nil)
+                switch recording {
+                case .failure(let error)?:
+                    storeFailed = true
+                    report = VerifyReport(line: item.line.number, ledgerError: error)
+                    result = .failure(VerificationError(.invalidPayload, "not recorded"))
+                case .success(let recorded)?:
+                    report = VerifyReport(line: item.line.number, result: result, recording: recorded)
+                case nil:
+                    break
+                }
                 emit(report, on: context.terminal)
-                tally.count(item.result)
+                tally.count(result)
             }
+            context.terminal.flush()
             progress.update(lines: tally.lines)
         }
         progress.finish()
@@ -61,7 +75,22 @@ struct VerifyCommand: Command {
             throw CLIError(.ioError, "reading standard input failed (errno \(error))")
         }
         if format == .text { context.terminal.line(tally.summary) }
+        if storeFailed {
+            throw CLIError(.ioError, "some lines could not be recorded in \(context.globals.databasePath)")
+        }
         return tally.rejected > 0 ? .rejected : .success
+    }
+
+    /// Records the batch's verified items in one ledger transaction; nil for rejected lines.
+    private func record(_ items: [VerificationPipeline.Item], in ledger: Ledger) throws -> [Result<
+        RecordResult, StoreError
+    >?] {
+        let verified = items.compactMap { try? $0.result.get() }
+        var results = try ledger.record(verified, finish: finish).makeIterator()
+        return items.map { item in
+            guard case .success = item.result else { return nil }
+            return results.next()
+        }
     }
 
     private func emit(_ report: VerifyReport, on terminal: Terminal) {
@@ -104,15 +133,15 @@ struct Progress {
         self.lastShown = started
     }
 
-    mutating func update(lines: Int) {
+    mutating func update(lines: Int, of total: Int? = nil) {
         guard terminal.errorIsTerminal else { return }
         let now = clock.now()
         guard now.milliseconds - lastShown.milliseconds >= 500 else { return }
         lastShown = now
         shown = true
         let seconds = max((now.milliseconds - started.milliseconds) / 1000, 0.001)
-        terminal.flush()
-        terminal.errorText("\r\(lines) lines, \(Int(Double(lines) / seconds)) lines/s   ")
+        let count = total.map { "\(lines)/\($0)" } ?? "\(lines)"
+        terminal.errorText("\r\(count) lines, \(Int(Double(lines) / seconds)) lines/s   ")
     }
 
     func finish() {

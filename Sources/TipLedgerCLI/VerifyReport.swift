@@ -1,28 +1,41 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerStore
 
 /// What `verify` says about one input line, in text or as one JSON object per line (SPEC
 /// section 5).
 struct VerifyReport {
-    /// What the ledger did with a verified line; nil in a dry run.
-    struct Recording {
-        /// `recorded`, `duplicate`, `applied`, `verified` (not recordable kinds).
-        let outcome: String
-        /// The transaction the line recorded or changed.
-        let transactionId: String?
-        /// `pending`, `finished`, `refunded` or `revoked`.
-        let state: String?
-        let finished: Bool?
-    }
-
     let line: Int
     let result: Result<VerifiedPayload, VerificationError>
-    let recording: Recording?
+    /// What the ledger did with a verified line; nil in a dry run.
+    let recording: RecordResult?
+    /// Set when the line verified but could not be written to the ledger.
+    let ledgerError: StoreError?
+
+    init(line: Int, result: Result<VerifiedPayload, VerificationError>, recording: RecordResult?) {
+        self.line = line
+        self.result = result
+        self.recording = recording
+        self.ledgerError = nil
+    }
+
+    init(line: Int, ledgerError: StoreError) {
+        self.line = line
+        self.result = .failure(VerificationError(.invalidPayload, "not recorded"))
+        self.recording = nil
+        self.ledgerError = ledgerError
+    }
 
     var json: [UInt8] {
         var writer = JSONWriter()
         writer.object { object in
             object.field("line", line)
+            if let ledgerError {
+                object.field("ok", false)
+                object.field("error", "ledger_error")
+                object.field("message", "verified but not recorded: \(ledgerError.message)")
+                return
+            }
             switch result {
             case .failure(let error):
                 object.field("ok", false)
@@ -49,9 +62,9 @@ struct VerifyReport {
                     object.field("appTransactionId", app.payload.appTransactionId)
                     object.field("bundleId", app.payload.bundleId)
                 }
-                object.field("outcome", recording?.outcome ?? "verified")
-                if let recording, recording.state != nil {
-                    object.field("state", recording.state)
+                object.field("outcome", recording?.outcome.rawValue ?? "verified")
+                if let recording, let state = recording.state {
+                    object.field("state", state.rawValue)
                     object.field("finished", recording.finished)
                 }
             }
@@ -62,6 +75,7 @@ struct VerifyReport {
     }
 
     var text: String {
+        if let ledgerError { return "line \(line): verified but not recorded: \(ledgerError.message)\n" }
         switch result {
         case .failure(let error):
             return "line \(line): rejected \(error.code.rawValue) (\(error.appleStatus)): \(error.message)\n"
@@ -84,8 +98,8 @@ struct VerifyReport {
             case .appTransaction(let app):
                 words.append("app transaction \(app.payload.appTransactionId ?? "-")")
             }
-            words.append(recording?.outcome ?? "verified")
-            if let state = recording?.state { words.append("(\(state))") }
+            words.append(recording?.outcome.rawValue ?? "verified")
+            if let state = recording?.state { words.append("(\(state.rawValue))") }
             return words.joined(separator: " ") + "\n"
         }
     }

@@ -153,6 +153,14 @@ public final class Certificate: @unchecked Sendable {
         return PublicKey(takingOwnershipOf: key)
     }
 
+    /// Whether the certificate is self-signed: its issuer is its subject and its own key
+    /// verifies its signature (`X509_self_signed` with signature checking).
+    public var isSelfSigned: Bool {
+        let result = X509_self_signed(x509, 1)
+        CryptoError.clearQueue()
+        return result == 1
+    }
+
     /// Whether `other` has exactly the same DER bytes.
     public func isByteEqual(to other: Certificate) -> Bool { derEncoded == other.derEncoded }
 }

@@ -79,3 +79,39 @@ public struct TestTransaction: Sendable {
         return writer.bytes
     }
 }
+
+extension TestTransaction {
+    /// The fields of an already signed transaction, read without verifying it, so testkit can
+    /// re-sign it with changes (a refund's revocation fields, a newer signedDate). Never use
+    /// the result as proof of anything.
+    public init(resigning token: String) throws(VerificationError) {
+        let jws = try UnverifiedJWS.parse(token)
+        let payload: JWSTransactionDecodedPayload
+        do {
+            payload = try JWSTransactionDecodedPayload(PayloadReader(jws.payload))
+        } catch {
+            throw VerificationError(.invalidPayload, error.description)
+        }
+        guard let id = payload.transactionId, let bundleId = payload.bundleId, let productId = payload.productId,
+            let environment = payload.rawEnvironment
+        else {
+            throw VerificationError(
+                .invalidPayload, "the transaction lacks transactionId, bundleId, productId or environment")
+        }
+        self.init(
+            transactionId: id, bundleId: bundleId, productId: productId, price: payload.price ?? 0,
+            currency: payload.currency ?? "USD", storefront: payload.storefront ?? "USA",
+            storefrontId: payload.storefrontId ?? "143441", environment: environment,
+            purchaseDate: payload.purchaseDate?.wholeMilliseconds ?? 0, appAccountToken: payload.appAccountToken)
+        originalTransactionId = payload.originalTransactionId ?? id
+        signedDate = payload.signedDate?.wholeMilliseconds ?? purchaseDate
+        quantity = payload.quantity ?? 1
+        type = payload.rawType ?? type
+        appTransactionId = payload.appTransactionId
+        inAppOwnershipType = payload.rawInAppOwnershipType ?? inAppOwnershipType
+        revocationDate = payload.revocationDate?.wholeMilliseconds
+        revocationReason = payload.rawRevocationReason
+        revocationType = payload.rawRevocationType
+        revocationPercentage = payload.revocationPercentage
+    }
+}

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+
+/// The product catalog given with `--catalog` (an Xcode `.storekit` file).
+typealias Catalog = StoreKitCatalog
+
+extension GlobalOptions {
+    /// The catalog from `--catalog` / `TIPLEDGER_CATALOG`, or nil when none is configured.
+    /// A malformed file is an error naming the file (exit status 65).
+    func loadCatalog() throws -> Catalog? {
+        guard let catalogPath else { return nil }
+        let bytes = try FileInput.read(catalogPath, limit: 8 << 20)
+        do {
+            return try StoreKitCatalog(json: bytes)
+        } catch {
+            throw CLIError(.dataError, "\(catalogPath): \(error)", hint: "--catalog takes an Xcode .storekit file")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// `tipledger finish ID...`: marks pending transactions finished (delivered).
+struct FinishCommand: Command {
+    static let name = "finish"
+    static let summary = "mark pending transactions finished (delivered)"
+    static let usage = """
+        Usage: tipledger finish TRANSACTION_ID...
+
+        Marks each transaction finished, as the app does with Transaction.finish() once it has
+        delivered the tip. Finishing twice is harmless. With --environment, only transactions
+        of those environments are matched; otherwise any environment.
+
+        Exit status 1 when an id is not in the ledger.
+
+        """
+
+    let transactionIds: [String]
+    let environment: AppStoreEnvironment?
+    let format: GlobalOptions.Format
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        transactionIds = try scanner.remainingPositionals(command: Self.name)
+        guard !transactionIds.isEmpty else {
+            throw CLIError.usage("give at least one transaction id", command: Self.name)
+        }
+        guard transactionIds.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
+            throw CLIError.usage("a transaction id is 1 to 64 characters", command: Self.name)
+        }
+        environment =
+            globals.environmentsWereGiven && globals.environments.count == 1 ? globals.environments.first : nil
+        format = try globals.format(allowing: [.text, .json], command: Self.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        let outcomes = try ledger.finish(transactionIds, environment: environment)
+        for (id, outcome) in outcomes {
+            switch format {
+            case .json, .csv:
+                var writer = JSONWriter()
+                writer.object {
+                    $0.field("transactionId", id)
+                    $0.field("outcome", outcome.rawValue)
+                }
+                context.terminal.line(writer.text)
+            case .text:
+                context.terminal.line("\(id): \(outcome.rawValue.replacingUnderscores())")
+            }
+        }
+        return outcomes.contains { $0.1 == .notFound } ? .rejected : .success
+    }
+}
+
+extension String {
+    func replacingUnderscores() -> String { String(map { $0 == "_" ? " " : $0 }) }
+}

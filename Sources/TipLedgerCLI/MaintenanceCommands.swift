@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// `tipledger migrate`: applies the schema migrations and exits.
+struct MigrateCommand: Command {
+    static let name = "migrate"
+    static let summary = "create or upgrade the ledger's schema and exit"
+    static let usage = """
+        Usage: tipledger migrate
+
+        Applies the migrations this binary carries to the ledger at --db, creating it when
+        missing. Every other command does the same when it opens the ledger; this one lets a
+        deployment do it first. A ledger with a newer schema than this binary is refused.
+
+        """
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {}
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let (from, to) = try Ledger.migrate(path: context.globals.databasePath)
+        context.terminal.line(
+            from == to
+                ? "\(context.globals.databasePath): schema version \(to), up to date"
+                : "\(context.globals.databasePath): schema version \(from) → \(to)")
+        return .success
+    }
+}
+
+/// `tipledger backup PATH`: a consistent copy of the ledger.
+struct BackupCommand: Command {
+    static let name = "backup"
+    static let summary = "write a consistent copy of the ledger, safe while it is in use"
+    static let usage = """
+        Usage: tipledger backup PATH
+
+        Writes a consistent copy of the ledger to PATH with SQLite's VACUUM INTO, while
+        other processes keep reading and writing it. PATH must not exist yet.
+
+        """
+
+    let destination: String
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        let paths = try scanner.remainingPositionals(command: Self.name)
+        guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
+        destination = paths[0]
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        if FileInput.exists(destination) {
+            throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
+        }
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        try ledger.backup(to: destination)
+        context.terminal.line("backed up \(context.globals.databasePath) to \(destination)")
+        return .success
+    }
+}
+
+/// `tipledger reverify`: re-checks every stored token offline.
+struct ReverifyCommand: Command {
+    static let name = "reverify"
+    static let summary = "re-verify every stored signed payload (an offline audit)"
+    static let usage = """
+        Usage: tipledger reverify
+
+        Verifies again every signed transaction and notification the ledger keeps as
+        evidence, each at its own signedDate, against the configured roots, bundle ids and
+        environments, and lists any that no longer verify. Needs no network.
+
+        Exit status 1 when any stored payload fails.
+
+        """
+
+    let format: GlobalOptions.Format
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        format = try globals.format(allowing: [.text, .json], command: Self.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let verifier = Verifier(
+            trustStore: try context.globals.trustStore(),
+            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        var progress = Progress(terminal: context.terminal, clock: context.clock)
+        var checked = 0
+        let failures = try ledger.reverify(with: verifier) { done, total in
+            checked = done
+            progress.update(lines: done, of: total)
+        }
+        progress.finish()
+        for failure in failures {
+            switch format {
+            case .json, .csv:
+                var writer = JSONWriter()
+                writer.object { object in
+                    object.field("evidenceId", failure.evidenceId)
+                    object.field("kind", failure.kind)
+                    object.field("environment", failure.environment)
+                    object.field("transactionId", failure.transactionId)
+                    object.field("notificationUUID", failure.notificationUUID)
+                    object.field("error", failure.error.code.rawValue)
+                    object.field("message", failure.error.message)
+                }
+                context.terminal.line(writer.text)
+            case .text:
+                let what =
+                    failure.transactionId.map { "transaction \($0)" } ?? failure.notificationUUID.map {
+                        "notification \($0)"
+                    } ?? "evidence \(failure.evidenceId)"
+                context.terminal.line(
+                    "\(failure.kind) \(what): \(failure.error.code.rawValue): \(failure.error.message)")
+            }
+        }
+        if format == .text {
+            context.terminal.line("\(checked) stored payloads checked, \(failures.count) failed")
+        }
+        return failures.isEmpty ? .success : .rejected
+    }
+}

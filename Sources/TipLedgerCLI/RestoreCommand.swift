@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// `tipledger restore --account UUID`: an account's tips, for "Restore Purchases".
+struct RestoreCommand: Command {
+    static let name = "restore"
+    static let summary = "list an account's tips (by appAccountToken) with net totals"
+    static let usage = """
+        Usage: tipledger restore --account UUID [--all]
+               tipledger restore --app-transaction-id ID [--all]
+
+        Lists the tips of one customer: those whose signed transactions carry the
+        appAccountToken UUID the app set when buying, or (for apps that set none) the
+        appTransactionId. By default refunded and revoked tips are left out; --all lists them
+        too, with their state. Totals are per environment and currency, net of refunds.
+
+        Options:
+          --account UUID             the appAccountToken (any letter case)
+          --app-transaction-id ID    the appTransactionId instead
+          --all                      include refunded and revoked tips
+
+        """
+
+    enum Key {
+        case account(String)
+        case appTransactionId(String)
+    }
+
+    let key: Key
+    let includeAll: Bool
+    let format: GlobalOptions.Format
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        let account = try scanner.value("--account")
+        let appTransactionId = try scanner.value("--app-transaction-id")
+        switch (account, appTransactionId) {
+        case (let account?, nil):
+            guard UUID(uuidString: account) != nil else {
+                throw CLIError.usage(
+                    "--account must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138", command: Self.name)
+            }
+            key = .account(account.lowercased())
+        case (nil, let id?):
+            guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                throw CLIError.usage("--app-transaction-id must be 1 to 64 printable characters", command: Self.name)
+            }
+            key = .appTransactionId(id)
+        case (nil, nil):
+            throw CLIError.usage("give --account UUID or --app-transaction-id ID", command: Self.name)
+        case (.some, .some):
+            throw CLIError.usage("give either --account or --app-transaction-id, not both", command: Self.name)
+        }
+        includeAll = scanner.flag("--all")
+        format = try globals.format(allowing: [.text, .json], command: Self.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        let catalog = try context.globals.loadCatalog()
+        let restore: Restore
+        switch key {
+        case .account(let account): restore = try ledger.restore(account: account, includeAll: includeAll)
+        case .appTransactionId(let id): restore = try ledger.restore(appTransactionId: id, includeAll: includeAll)
+        }
+        switch format {
+        case .json, .csv: context.terminal.line(RestoreJSON.text(restore, key: key, catalog: catalog))
+        case .text: context.terminal.write(text(restore, catalog: catalog))
+        }
+        return .success
+    }
+
+    private func text(_ restore: Restore, catalog: Catalog?) -> String {
+        let who: String
+        switch key {
+        case .account(let account): who = "account \(account)"
+        case .appTransactionId(let id): who = "app transaction \(id)"
+        }
+        guard !restore.transactions.isEmpty || !restore.totals.isEmpty else {
+            return "\(who): no tips\n"
+        }
+        var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")"
+        text += includeAll ? "\n" : " (refunded and revoked ones left out; --all lists them)\n"
+        text += TransactionJSON.table(restore.transactions, catalog: catalog).render(indent: "  ")
+        var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
+        for total in restore.totals {
+            totals.add([Money.decimal(total.netMilli), total.environment.rawValue, total.currency ?? "-"])
+        }
+        return text + "\n" + totals.render(indent: "  ")
+    }
+}
+
+/// The restore JSON shape of SPEC section 5, shared with the HTTP route.
+enum RestoreJSON {
+    static func text(_ restore: Restore, key: RestoreCommand.Key, catalog: Catalog?) -> String {
+        var writer = JSONWriter()
+        writer.object { object in
+            switch key {
+            case .account(let account): object.field("account", account)
+            case .appTransactionId(let id): object.field("appTransactionId", id)
+            }
+            object.array("transactions", restore.transactions) { TransactionJSON.write($1, catalog: catalog, to: &$0) }
+            object.array("totals", restore.totals) { entry, total in
+                entry.field("environment", total.environment.rawValue)
+                entry.field("currency", total.currency)
+                entry.field("net_milli", total.netMilli)
+            }
+        }
+        return writer.text
+    }
+}

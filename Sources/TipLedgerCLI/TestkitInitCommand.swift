@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerCrypto
+
+/// `tipledger testkit init`: mints a TEST root, intermediate and leaf into a directory.
+struct TestkitInitCommand: Command {
+    static let name = "testkit init"
+    static let summary = "mint a test signing chain"
+    static var usage: String { TestkitCommand.usage }
+
+    let directory: String
+    let notBefore: Int64?
+    let days: Int
+    let leafDays: Int
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        guard let directory = try scanner.value("--out") else {
+            throw CLIError.usage("testkit init needs --out DIR", command: TestkitCommand.name)
+        }
+        self.directory = directory
+        notBefore = try TestkitCommand.date(scanner.value("--not-before"), option: "--not-before")
+        days = try scanner.integer("--days", in: 1...36_500) ?? 3650
+        leafDays = try scanner.integer("--leaf-days", in: 1...36_500) ?? 730
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let start = (notBefore ?? (context.clock.now().wholeMilliseconds - 365 * 86_400_000)) / 1000
+        var options = TestPKI.Options(validFrom: start, validUntil: start + Int64(days) * 86_400)
+        options.leafNotAfter = start + Int64(min(leafDays, days)) * 86_400
+        let pki: TestPKI
+        do {
+            pki = try TestPKI.mint(options)
+        } catch {
+            throw CLIError(.internalError, "cannot mint the test chain: \(error)")
+        }
+        try TestkitKeys.write(pki, to: directory)
+        context.terminal.line("wrote a TEST signing chain to \(directory):")
+        for (name, certificate) in zip(TestkitKeys.names, [pki.root, pki.intermediate, pki.leaf]) {
+            context.terminal.line(
+                "  \(name).cer/.pem/.key  \(certificate.subject)  valid \(AppleDate(wholeMilliseconds: certificate.notBefore * 1000))"
+                    + " to \(AppleDate(wholeMilliseconds: certificate.notAfter * 1000))")
+        }
+        context.terminal.line("trust it with --keys \(directory) (or --root \(directory)/root.cer)")
+        return .success
+    }
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+internal import TipLedgerCore
+internal import TipLedgerCrypto
+
+/// The files `testkit init` writes, and reading them back for signing.
+enum TestkitKeys {
+    static let names = ["root", "intermediate", "leaf"]
+
+    /// Writes `pki` to `directory`: `NAME.cer` (DER), `NAME.pem` and `NAME.key` (PKCS#8 PEM,
+    /// mode 0600) for root, intermediate and leaf.
+    static func write(_ pki: TestPKI, to directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw CLIError(.ioError, "cannot create \(directory)")
+        }
+        let parts = [
+            ("root", pki.root, pki.rootKey), ("intermediate", pki.intermediate, pki.intermediateKey),
+            ("leaf", pki.leaf, pki.leafKey),
+        ]
+        for (name, certificate, key) in parts {
+            try save(Data(certificate.derEncoded), to: "\(directory)/\(name).cer", mode: 0o644)
+            try save(Data(certificate.pemEncoded.utf8), to: "\(directory)/\(name).pem", mode: 0o644)
+            try save(Data(key.pemEncoded.utf8), to: "\(directory)/\(name).key", mode: 0o600)
+        }
+    }
+
+    private static func save(_ data: Data, to path: String, mode: Int) throws {
+        // Created with its final mode, so a private key is never readable by others, even briefly.
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: mode]) else {
+            throw CLIError(.ioError, "cannot write \(path)")
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+    }
+
+    /// A signer from the leaf key and chain in `directory`.
+    static func signer(from directory: String) throws -> JWSSigner {
+        func certificate(_ name: String) throws -> Certificate {
+            let path = "\(directory)/\(name).cer"
+            do {
+                return try Certificate(derEncoded: try FileInput.read(path, limit: 1 << 16))
+            } catch let error as CLIError {
+                throw CLIError(
+                    error.status, error.message,
+                    hint: "create the files with 'tipledger testkit init --out \(directory)'")
+            } catch {
+                throw CLIError(.usage, "\(path) is not a DER certificate: \(error)")
+            }
+        }
+        let chain = try names.reversed().map(certificate)
+        let keyPath = "\(directory)/leaf.key"
+        let keyText = String(decoding: try FileInput.read(keyPath, limit: 1 << 16), as: UTF8.self)
+        do {
+            return JWSSigner(key: try PrivateKey(pemEncoded: keyText), chain: chain)
+        } catch {
+            throw CLIError(.usage, "\(keyPath) is not a PEM private key: \(error)")
+        }
+    }
+}
+
+/// A small, seedable random generator (SplitMix64) so `--seed` reproduces a data set exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A random version 4 UUID in lowercase text.
+    mutating func uuid() -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &self) }
+        bytes[6] = bytes[6] & 0x0f | 0x40
+        bytes[8] = bytes[8] & 0x3f | 0x80
+        let hexText = bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        let characters = Array(hexText)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+
+    /// A transaction id like the App Store's: 16 digits.
+    mutating func transactionId() -> String {
+        String(UInt64.random(in: 2_000_000_000_000_000...2_999_999_999_999_999, using: &self))
+    }
+}

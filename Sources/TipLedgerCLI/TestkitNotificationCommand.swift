@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+internal import TipLedgerCore
+
+/// `tipledger testkit notification`: prints a signed notification webhook body.
+struct TestkitNotificationCommand: Command {
+    static let name = "testkit notification"
+    static let summary = "sign a test notification"
+    static var usage: String { TestkitCommand.usage }
+
+    let type: String
+    let subtype: String?
+    let transactionToken: String?
+    let options: TestkitTransactionOptions
+    let revocationReason: Int32
+    let revocationPercentage: Int32?
+    let consumptionReason: String
+    let uuid: String?
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        guard let type = try scanner.value("--type")?.uppercased(), !type.isEmpty else {
+            throw CLIError.usage("testkit notification needs --type, e.g. REFUND", command: TestkitCommand.name)
+        }
+        self.type = type
+        subtype = try scanner.value("--subtype")?.uppercased()
+        transactionToken = try scanner.value("--transaction")
+        options = try TestkitTransactionOptions(parsing: &scanner, command: TestkitCommand.name)
+        revocationReason = Int32(try scanner.integer("--revocation-reason", in: 0...1) ?? 0)
+        if let percent = try scanner.value("--revocation-percentage") {
+            guard let milli = StoreKitCatalog.decimalMilliunits(percent), milli > 0, milli <= 100_000 else {
+                throw CLIError.usage(
+                    "--revocation-percentage takes a percentage above 0 and up to 100", command: TestkitCommand.name)
+            }
+            revocationPercentage = Int32(milli)  // percent × 1000 = Apple's milliunits of a whole
+        } else {
+            revocationPercentage = nil
+        }
+        consumptionReason = try scanner.value("--consumption-reason")?.uppercased() ?? "UNINTENDED_PURCHASE"
+        uuid = try scanner.value("--uuid")
+        if let uuid, UUID(uuidString: uuid) == nil {
+            throw CLIError.usage("--uuid takes a UUID", command: TestkitCommand.name)
+        }
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        guard let keys = context.globals.keysDirectory else {
+            throw CLIError.usage(
+                "testkit notification needs --keys DIR (made by 'testkit init')", command: TestkitCommand.name)
+        }
+        let signer = try TestkitKeys.signer(from: keys)
+        let bundleId = TestkitCommand.bundleId(context.globals)
+        let environment = try TestkitCommand.environment(context.globals)
+        let signedDate = options.signedDate ?? context.clock.now().wholeMilliseconds
+        var random = SeededGenerator(seed: UInt64.random(in: 0...UInt64.max))
+        var notification = TestNotification(
+            notificationType: type, subtype: subtype, notificationUUID: uuid?.lowercased() ?? random.uuid(),
+            signedDate: signedDate, environment: environment.rawValue, bundleId: bundleId,
+            appAppleId: context.globals.appAppleId)
+        if type != NotificationType.test.rawValue {
+            var transaction = try transactionFields(
+                context, bundleId: bundleId, environment: environment, random: &random)
+            adjust(&transaction, signedDate: signedDate)
+            notification.environment = transaction.environment
+            notification.signedTransactionInfo = try signer.sign(payload: transaction.payloadJSON)
+            if type == NotificationType.consumptionRequest.rawValue {
+                notification.consumptionRequestReason = consumptionReason
+            }
+        }
+        context.terminal.line(WebhookBody.wrapping(try signer.sign(payload: notification.payloadJSON)))
+        return .success
+    }
+
+    private func transactionFields(
+        _ context: CommandContext, bundleId: String, environment: AppStoreEnvironment, random: inout SeededGenerator
+    ) throws -> TestTransaction {
+        guard var token = transactionToken else {
+            return try options.transaction(
+                bundleId: bundleId, environment: environment, catalog: try context.globals.loadCatalog(),
+                now: context.clock.now().wholeMilliseconds, random: &random)
+        }
+        if token == "-" {
+            var reader = LineReader(fileDescriptor: context.inputDescriptor, maximumLineBytes: 1 << 16)
+            token = reader.next()?.text ?? ""
+        }
+        do {
+            return try TestTransaction(resigning: token)
+        } catch {
+            throw CLIError(.usage, "--transaction is not a signed transaction: \(error.message)")
+        }
+    }
+
+    /// What the App Store's copy of the transaction says when it sends this notification.
+    private func adjust(_ transaction: inout TestTransaction, signedDate: Int64) {
+        transaction.signedDate = signedDate
+        switch NotificationType(rawValue: type) {
+        case .refund:
+            transaction.revocationDate = signedDate
+            transaction.revocationReason = revocationReason
+            transaction.revocationType =
+                revocationPercentage == nil
+                ? RevocationType.refundFull.rawValue : RevocationType.refundProrated.rawValue
+            transaction.revocationPercentage = revocationPercentage
+        case .revoke:
+            transaction.revocationDate = signedDate
+            transaction.revocationReason = revocationReason
+            transaction.revocationType = RevocationType.familyRevoke.rawValue
+            transaction.inAppOwnershipType = InAppOwnershipType.familyShared.rawValue
+        case .refundReversed:
+            transaction.revocationDate = nil
+            transaction.revocationReason = nil
+            transaction.revocationType = nil
+            transaction.revocationPercentage = nil
+        default:
+            break
+        }
+    }
+}

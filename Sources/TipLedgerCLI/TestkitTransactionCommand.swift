@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+
+/// `tipledger testkit transaction`: prints signed test transactions.
+struct TestkitTransactionCommand: Command {
+    static let name = "testkit transaction"
+    static let summary = "sign test transactions"
+    static var usage: String { TestkitCommand.usage }
+
+    let options: TestkitTransactionOptions
+    let count: Int?
+    let accounts: Int?
+    let days: Int
+    let seed: UInt64?
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        options = try TestkitTransactionOptions(parsing: &scanner, command: TestkitCommand.name)
+        count = try scanner.integer("--count", in: 1...100_000_000)
+        accounts = try scanner.integer("--accounts", in: 1...10_000_000)
+        days = try scanner.integer("--days", in: 1...36_500) ?? 30
+        seed = try scanner.integer("--seed", in: 0...Int.max).map(UInt64.init)
+        if count != nil && (options.transactionId != nil || options.originalTransactionId != nil) {
+            throw CLIError.usage(
+                "--count makes fresh transaction ids; leave out --transaction-id", command: TestkitCommand.name)
+        }
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        guard let keys = context.globals.keysDirectory else {
+            throw CLIError.usage(
+                "testkit transaction needs --keys DIR (made by 'testkit init')", command: TestkitCommand.name)
+        }
+        let signer = try TestkitKeys.signer(from: keys)
+        let catalog = try context.globals.loadCatalog()
+        let bundleId = TestkitCommand.bundleId(context.globals)
+        let environment = try TestkitCommand.environment(context.globals)
+        let now = context.clock.now().wholeMilliseconds
+        var random = SeededGenerator(seed: seed ?? UInt64.random(in: 0...UInt64.max))
+        guard let count else {
+            let fields = try options.transaction(
+                bundleId: bundleId, environment: environment, catalog: catalog, now: now, random: &random)
+            context.terminal.line(try ParallelSigner.sign([fields.payloadJSON], with: signer)[0])
+            return .success
+        }
+        let accounts = self.accounts ?? min(max(count / 8, 1), 40)
+        var remaining = count
+        var progress = Progress(terminal: context.terminal, clock: context.clock)
+        // Chunks keep memory flat for millions of lines.
+        while remaining > 0 {
+            let chunk = min(remaining, 4096)
+            let batch = TestkitTransactionOptions.varied(
+                count: chunk, accounts: accounts, days: days, end: options.purchaseDate ?? now, bundleId: bundleId,
+                environment: environment, catalog: catalog, random: &random)
+            for token in try ParallelSigner.sign(batch.map(\.payloadJSON), with: signer) {
+                context.terminal.write(token + "\n")
+            }
+            remaining -= chunk
+            progress.update(lines: count - remaining, of: count)
+        }
+        progress.finish()
+        return .success
+    }
+}

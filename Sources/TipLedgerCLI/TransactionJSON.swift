@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// How transactions appear in `restore` and `pending` output (and the HTTP restore route).
+enum TransactionJSON {
+    /// The members of one transaction object, in the documented order.
+    static func write(_ record: TransactionRecord, catalog: Catalog?, to object: inout JSONWriter.ObjectWriter) {
+        object.field("environment", record.environment.rawValue)
+        object.field("transactionId", record.transactionId)
+        object.field("originalTransactionId", record.originalTransactionId)
+        object.field("productId", record.productId)
+        if let name = catalog?.product(record.productId)?.displayName { object.field("productName", name) }
+        object.field("purchaseDate", record.purchaseDateMilliseconds)
+        object.field("quantity", record.quantity)
+        object.field("price", record.priceMilli)
+        object.field("currency", record.currency)
+        object.field("storefront", record.storefront)
+        object.field("state", record.state.rawValue)
+        object.field("finished", record.finished)
+        object.field("revocationDate", record.revocationDateMilliseconds)
+        object.field("revocationReason", record.revocationReason)
+        object.field("appTransactionId", record.appTransactionId)
+        object.field("net_milli", record.netMilli)
+    }
+
+    /// A text table of transactions.
+    static func table(_ records: [TransactionRecord], catalog: Catalog?) -> TextTable {
+        var table = TextTable(
+            headers: ["purchased (UTC)", "environment", "transaction", "product", "qty", "price", "state"],
+            rightAligned: [4, 5])
+        for record in records {
+            var product = record.productId
+            if let name = catalog?.product(record.productId)?.displayName { product += " (\(name))" }
+            table.add([
+                record.purchaseDateMilliseconds.map { ISODate.minutes($0) } ?? "-", record.environment.rawValue,
+                record.transactionId, product, String(record.quantity),
+                record.priceMilli.map { "\(Money.decimal($0)) \(record.currency ?? "")" } ?? "-",
+                record.state.rawValue,
+            ])
+        }
+        return table
+    }
+}
+
+/// Short UTC timestamps for tables.
+enum ISODate {
+    /// `2025-10-01 07:08` for milliseconds since 1970.
+    static func minutes(_ milliseconds: Int64) -> String {
+        let text = AppleDate(wholeMilliseconds: milliseconds).description  // 2025-10-01T07:08:38.835Z
+        return String(text.prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+}
+
+extension String {
+    func replacingOccurrences(of target: Character, with replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The products of an Xcode StoreKit configuration file (`.storekit`, JSON): ids, reference
+/// names, display names and prices. Used to price test tips and to show names beside ids.
+///
+/// Reads `products` and the subscriptions inside `subscriptionGroups`; other keys are ignored.
+public struct StoreKitCatalog: Sendable {
+    /// One product of the catalog.
+    public struct Product: Sendable, Equatable {
+        public let productId: String
+        public let referenceName: String?
+        /// The first localization's display name, or nil.
+        public let displayName: String?
+        /// `displayPrice` in milliunits (`"0.99"` → 990).
+        public let priceMilli: Int64
+        /// The file's type name: `Consumable`, `NonConsumable`, `RecurringSubscription`, ...
+        public let type: String?
+    }
+
+    public let products: [Product]
+    /// The storefront the file's prices are for (`settings._storefront`), e.g. `USA`.
+    public let storefront: String?
+
+    /// Why a catalog could not be read.
+    public struct Error: Swift.Error, Sendable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Parses a `.storekit` file's bytes.
+    public init(json bytes: [UInt8]) throws(Error) {
+        let root: [String: JSONValue]
+        do {
+            guard case .object(let members) = try JSONParser.parse(bytes) else {
+                throw Error(description: "the file is not a JSON object")
+            }
+            root = members
+        } catch let error as JSONSyntaxError {
+            throw Error(description: "the file is not JSON: \(error)")
+        } catch let error as Error {
+            throw error
+        } catch {
+            throw Error(description: "\(error)")
+        }
+        var entries: [JSONValue] = []
+        if case .array(let list)? = root["products"] { entries += list }
+        if case .array(let groups)? = root["subscriptionGroups"] {
+            for group in groups {
+                if case .array(let list)? = group.objectValue?["subscriptions"] { entries += list }
+            }
+        }
+        if case .array(let list)? = root["nonRenewingSubscriptions"] { entries += list }
+        guard root["products"] != nil || root["subscriptionGroups"] != nil else {
+            throw Error(description: "the file has no \"products\"; is it an Xcode .storekit file?")
+        }
+        var products: [Product] = []
+        for (index, entry) in entries.enumerated() {
+            products.append(try Self.product(entry, index: index))
+        }
+        guard !products.isEmpty else { throw Error(description: "the catalog has no products") }
+        var seen: Set<String> = []
+        for product in products where !seen.insert(product.productId).inserted {
+            throw Error(description: "product \(product.productId) appears twice")
+        }
+        self.products = products
+        storefront = root["settings"]?.objectValue?["_storefront"]?.stringValue
+    }
+
+    private static func product(_ entry: JSONValue, index: Int) throws(Error) -> Product {
+        guard let fields = entry.objectValue else { throw Error(description: "product \(index + 1) is not an object") }
+        guard let id = fields["productID"]?.stringValue, !id.isEmpty else {
+            throw Error(description: "product \(index + 1) has no productID")
+        }
+        guard let priceText = fields["displayPrice"]?.stringValue, let price = decimalMilliunits(priceText) else {
+            throw Error(description: "product \(id) has no displayPrice like \"0.99\"")
+        }
+        var displayName: String? = nil
+        if case .array(let localizations)? = fields["localizations"] {
+            displayName = localizations.lazy.compactMap { $0.objectValue?["displayName"]?.stringValue }.first
+        }
+        return Product(
+            productId: id, referenceName: fields["referenceName"]?.stringValue, displayName: displayName,
+            priceMilli: price, type: fields["type"]?.stringValue)
+    }
+
+    /// The product with `productId`, or nil.
+    public func product(_ productId: String) -> Product? {
+        products.first { $0.productId == productId }
+    }
+
+    /// `"9.99"` → 9990; nil unless a non-negative decimal with at most three fraction digits.
+    public static func decimalMilliunits(_ text: String) -> Int64? {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty, parts[0].utf8.count <= 12,
+            parts[0].allSatisfy({ $0.isASCII && $0.isNumber }), let whole = Int64(parts[0])
+        else { return nil }
+        var fraction: Int64 = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard (1...3).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int64(digits)
+            else { return nil }
+            fraction = value * [100, 10, 1][digits.count - 1]
+        }
+        return whole * 1000 + fraction
+    }
+}

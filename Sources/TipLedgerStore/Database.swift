@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import CSQLite
+
+/// One SQLite connection, configured the way the ledger needs it: WAL, `synchronous=FULL`,
+/// foreign keys on, a busy timeout, defensive mode.
+///
+/// Not thread-safe: use one connection from one thread at a time (the ledger wraps each in a
+/// mutex). Prepared statements are cached per SQL text; every value is bound, never spliced
+/// into SQL.
+final class Database {
+    private let handle: OpaquePointer
+    /// The path the connection was opened with.
+    let path: String
+    private var statements: [String: Statement] = [:]
+
+    /// How long a writer waits for another connection's write lock before failing with BUSY.
+    static let busyTimeoutMilliseconds: Int32 = 30_000
+
+    /// Opens (creating when missing) the database at `path`; `:memory:` opens a private
+    /// in-memory database.
+    init(path: String, readOnly: Bool = false) throws(StoreError) {
+        var handle: OpaquePointer? = nil
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+            | SQLITE_OPEN_EXRESCODE
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw StoreError(
+                code: status, message: "cannot open the ledger \(path): \(message)",
+                hint: "check that the directory exists and is writable, or pass --db PATH")
+        }
+        self.handle = handle
+        self.path = path
+        do {
+            try configure(readOnly: readOnly)
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        // Finalize cached statements before closing, or close would leave the handle open.
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(readOnly: Bool) throws(StoreError) {
+        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+        var ignored: Int32 = 0
+        // Defensive mode refuses writes that could corrupt the file (writable_schema and the
+        // like) even if an attacker got SQL in: https://sqlite.org/c3ref/c_dbconfig_defensive.html
+        _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
+        try execute("PRAGMA foreign_keys = ON")
+        if !readOnly && path != ":memory:" {
+            // journal_mode answers with the mode in effect; WAL persists in the file.
+            let mode = try queryText("PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw StoreError(
+                    code: 0,
+                    message: "the ledger \(path) cannot use write-ahead logging (journal mode is \(mode ?? "?"))",
+                    hint: "keep the ledger on a local file system")
+            }
+        }
+        try execute("PRAGMA synchronous = FULL")
+    }
+
+    /// Runs SQL without parameters or results (several statements allowed).
+    func execute(_ sql: String) throws(StoreError) {
+        var message: UnsafeMutablePointer<CChar>? = nil
+        let status = sqlite3_exec(handle, sql, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(message)
+            throw StoreError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with no bindings.
+    func statement(_ sql: String) throws(StoreError) -> Statement {
+        if let cached = statements[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(database: handle, sql: sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement that returns no rows.
+    @discardableResult
+    func run(_ sql: String, _ values: any SQLBindable...) throws(StoreError) -> Int {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// The rows of a query, each read by `row`.
+    func query<Row>(_ sql: String, _ values: [any SQLBindable], row: (Statement) throws(StoreError) -> Row)
+        throws(StoreError) -> [Row]
+    {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        var rows: [Row] = []
+        while try statement.step() { rows.append(try row(statement)) }
+        return rows
+    }
+
+    /// The first row of a query, or nil.
+    func queryOne<Row>(_ sql: String, _ values: [any SQLBindable], row: (Statement) throws(StoreError) -> Row)
+        throws(StoreError) -> Row?
+    {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        let result = try row(statement)
+        statement.reset()
+        return result
+    }
+
+    private func queryText(_ sql: String) throws(StoreError) -> String? {
+        try queryOne(sql, []) { $0.text(0) } ?? nil
+    }
+
+    /// The value of an integer pragma such as `user_version`.
+    func pragmaInteger(_ name: String) throws(StoreError) -> Int64 {
+        try queryOne("PRAGMA \(name)", []) { $0.int64(0) } ?? 0
+    }
+
+    /// The rowid of the last inserted row.
+    var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Rows changed by the last statement.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
+    /// when it throws. IMMEDIATE takes the write lock up front, so a busy database fails (after
+    /// the busy timeout) before any work is done, never halfway.
+    func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint, undoing only its changes when it throws.
+    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("SAVEPOINT item")
+        do {
+            let result = try body()
+            try execute("RELEASE item")
+            return result
+        } catch {
+            try? execute("ROLLBACK TO item")
+            try? execute("RELEASE item")
+            throw error
+        }
+    }
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+
+extension Ledger {
+    private static let transactionColumns = """
+        environment, transaction_id, original_transaction_id, app_transaction_id, account, product_id,
+        purchase_date_ms, quantity, price_milli, currency, storefront, state, finished_ms, revocation_date_ms,
+        revocation_reason, gross_milli - refunded_milli - revoked_milli
+        """
+
+    private static func transactionRecord(_ row: Statement) -> TransactionRecord {
+        TransactionRecord(
+            environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+            transactionId: row.text(1) ?? "", originalTransactionId: row.text(2), appTransactionId: row.text(3),
+            account: row.text(4), productId: row.text(5) ?? "", purchaseDateMilliseconds: row.optionalInt64(6),
+            quantity: row.int64(7), priceMilli: row.optionalInt64(8), currency: row.text(9), storefront: row.text(10),
+            state: TransactionState(rawValue: row.text(11) ?? "") ?? .pending,
+            finishedMilliseconds: row.optionalInt64(12),
+            revocationDateMilliseconds: row.optionalInt64(13), revocationReason: row.optionalInt64(14),
+            netMilli: row.int64(15))
+    }
+
+    /// The tips of the account with `appAccountToken` (a UUID, any case): by default those not
+    /// refunded or revoked; all of them with `includeAll`. Totals cover all of them.
+    public func restore(account: String, includeAll: Bool) throws -> Restore {
+        try restore(column: "account", value: account.lowercased(), includeAll: includeAll)
+    }
+
+    /// Like `restore(account:)`, for customers whose app sets no account token.
+    public func restore(appTransactionId: String, includeAll: Bool) throws -> Restore {
+        try restore(column: "app_transaction_id", value: appTransactionId, includeAll: includeAll)
+    }
+
+    private func restore(column: String, value: String, includeAll: Bool) throws -> Restore {
+        // `column` is one of two fixed names chosen above, never user input.
+        let filter = includeAll ? "" : " AND state IN ('pending', 'finished')"
+        return try withDatabase { database in
+            let transactions = try database.query(
+                "SELECT \(Self.transactionColumns) FROM transactions WHERE \(column) = ?\(filter) "
+                    + "ORDER BY purchase_date_ms, environment, transaction_id",
+                [value], row: Self.transactionRecord)
+            let totals = try database.query(
+                """
+                SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli)
+                FROM transactions WHERE \(column) = ? GROUP BY environment, currency ORDER BY environment, currency
+                """, [value]
+            ) { row in
+                NetTotal(
+                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, currency: row.text(1),
+                    netMilli: row.int64(2))
+            }
+            return Restore(transactions: transactions, totals: totals)
+        }
+    }
+
+    /// Transactions verified but not finished (and not refunded or revoked), oldest first.
+    public func pending() throws -> [TransactionRecord] {
+        try withDatabase { database in
+            try database.query(
+                "SELECT \(Self.transactionColumns) FROM transactions WHERE finished_ms IS NULL AND state = 'pending' "
+                    + "ORDER BY purchase_date_ms, environment, transaction_id", [], row: Self.transactionRecord)
+        }
+    }
+
+    /// Finishes each transaction id (in `environment`, or in any environment when nil).
+    public func finish(_ transactionIds: [String], environment: AppStoreEnvironment?) throws -> [(
+        String, FinishOutcome
+    )] {
+        let now = clock.now().wholeMilliseconds
+        return try withDatabase { database in
+            try database.writeTransaction {
+                try transactionIds.map { id in
+                    let environments = try database.query(
+                        "SELECT environment, finished_ms IS NOT NULL FROM transactions WHERE transaction_id = ?", [id]
+                    ) { row in (AppStoreEnvironment(rawValue: row.text(0) ?? ""), row.int64(1) == 1) }
+                    .filter { environment == nil || $0.0 == environment }
+                    guard !environments.isEmpty else { return (id, .notFound) }
+                    var finishedAny = false
+                    for case (let found?, false) in environments {
+                        let writer = RecordWriter(database: database, now: now)
+                        finishedAny = try writer.finishTransaction(found, id, source: "finish") || finishedAny
+                    }
+                    return (id, finishedAny ? .finished : .alreadyFinished)
+                }
+            }
+        }
+    }
+
+    /// Totals per environment, group and currency, as SQL aggregates over the transactions.
+    public func report(_ query: ReportQuery, now: Int64) throws -> Report {
+        var conditions: [String] = []
+        var values: [any SQLBindable] = []
+        if let since = query.since {
+            conditions.append("purchase_date_ms >= ?")
+            values.append(since)
+        }
+        if let until = query.until {
+            conditions.append("purchase_date_ms < ?")
+            values.append(until)
+        }
+        if let environments = query.environments {
+            conditions.append("environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))")
+            values += environments.map(\.rawValue)
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // Group expressions come from this fixed table, never from user input.
+        let group: String? =
+            switch query.grouping {
+            case .product: "product_id"
+            case .currency: nil
+            case .storefront: "storefront"
+            case .account: "account"
+            case .day: "strftime('%Y-%m-%d', purchase_date_ms / 1000, 'unixepoch')"
+            case .month: "strftime('%Y-%m', purchase_date_ms / 1000, 'unixepoch')"
+            }
+        let groupColumn = group ?? "NULL"
+        let groupBy = group.map { "environment, \($0), currency" } ?? "environment, currency"
+        let sql = """
+            SELECT environment, \(groupColumn), currency, count(*), sum(quantity), sum(gross_milli),
+                sum(refunded_milli), sum(revoked_milli)
+            FROM transactions \(filter)
+            GROUP BY \(groupBy) ORDER BY \(groupBy)
+            """
+        var requestConditions = ["deadline_ms > ?"]
+        var requestValues: [any SQLBindable] = [now]
+        if let environments = query.environments {
+            requestConditions.append("environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))")
+            requestValues += environments.map(\.rawValue)
+        }
+        return try withDatabase { database in
+            let rows = try database.query(sql, values) { row in
+                ReportRow(
+                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, group: row.text(1),
+                    currency: row.text(2), transactions: row.int64(3), units: row.int64(4), grossMilli: row.int64(5),
+                    refundedMilli: row.int64(6), revokedMilli: row.int64(7))
+            }
+            let requests = try database.query(
+                """
+                SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests
+                WHERE \(requestConditions.joined(separator: " AND ")) ORDER BY deadline_ms, transaction_id
+                """, requestValues
+            ) { row in
+                ConsumptionRequest(
+                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+                    transactionId: row.text(1) ?? "", reason: row.text(2), deadlineMilliseconds: row.int64(3))
+            }
+            return Report(rows: rows, openConsumptionRequests: requests)
+        }
+    }
+
+    /// Re-verifies every stored token offline with `verifier` (each at its own signedDate) and
+    /// returns those that no longer verify. `progress` is called with (done, total) now and then.
+    public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
+        -> [ReverifyFailure]
+    {
+        let total = try withDatabase { try $0.queryOne("SELECT count(*) FROM evidence", []) { $0.int64(0) } ?? 0 }
+        var failures: [ReverifyFailure] = []
+        var lastId: Int64 = 0
+        var done = 0
+        while true {
+            // Pages by id keep memory flat and the lock short, however large the ledger.
+            let page = try withDatabase { database in
+                try database.query(
+                    """
+                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid
+                    FROM evidence JOIN jws_headers ON jws_headers.id = evidence.header_id
+                    WHERE evidence.id > ? ORDER BY evidence.id LIMIT 500
+                    """, [lastId]
+                ) { row in
+                    (row.int64(0), row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? "", row.text(4), row.text(5))
+                }
+            }
+            guard let last = page.last else { break }
+            lastId = last.0
+            for (id, kind, token, environment, transactionId, uuid) in page {
+                let expected: PayloadKind = kind == "notification" ? .notification : .transaction
+                do {
+                    _ = try verifier.verifyPayload(token, as: expected)
+                } catch {
+                    failures.append(
+                        ReverifyFailure(
+                            evidenceId: id, kind: kind, environment: environment, transactionId: transactionId,
+                            notificationUUID: uuid, error: error))
+                }
+            }
+            done += page.count
+            progress(done, Int(total))
+        }
+        return failures
+    }
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+internal import TipLedgerCrypto
+
+extension Ledger {
+    /// Records a batch of verified payloads in one transaction, each in its own savepoint so
+    /// one failure leaves the others recorded. Returns one result per item, in order.
+    ///
+    /// Transactions are finished (delivered) when `finish` is true. Throws only when the batch
+    /// as a whole could not be written (database busy past the timeout, disk full); then
+    /// nothing of it was written.
+    public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, StoreError>] {
+        let now = clock.now().wholeMilliseconds
+        return try withDatabase { database in
+            try database.writeTransaction {
+                items.map { item in
+                    do {
+                        return .success(
+                            try database.savepoint {
+                                var writer = RecordWriter(database: database, now: now)
+                                return try writer.record(item, finish: finish)
+                            })
+                    } catch let error as StoreError {
+                        return .failure(error)
+                    } catch {
+                        return .failure(StoreError(code: 0, message: "\(error)"))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records one verified payload in its own transaction.
+    public func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+        try record([item], finish: finish)[0].get()
+    }
+}
+
+/// The rules of SPEC section 4 for one verified payload, inside an open write transaction.
+struct RecordWriter {
+    let database: Database
+    /// The time of recording, milliseconds since 1970.
+    let now: Int64
+
+    mutating func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+        switch item {
+        case .transaction(let transaction):
+            return try recordSubmitted(transaction, finish: finish)
+        case .notification(let notification):
+            return try recordNotification(notification)
+        case .renewalInfo, .appTransaction:
+            return RecordResult(outcome: .notRecorded, transactionId: nil, state: nil, finished: nil)
+        }
+    }
+
+    // MARK: Transactions submitted by the app
+
+    private func recordSubmitted(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
+        let evidence = try storeEvidence(
+            transaction.jws, kind: "transaction", environment: transaction.environment,
+            bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
+            transactionId: transaction.transactionId, notificationUUID: nil)
+        var outcome = RecordResult.Outcome.duplicate
+        if let evidenceId = evidence.newId {
+            switch try apply(transaction, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true) {
+            case .inserted: outcome = .recorded
+            case .updated: outcome = .updated
+            case .unchanged, .stale, .unknown: outcome = .duplicate
+            }
+        }
+        if finish {
+            _ = try finishTransaction(transaction.environment, transaction.transactionId, source: "client")
+        }
+        let current = try currentState(transaction.environment, transaction.transactionId)
+        return RecordResult(
+            outcome: outcome, transactionId: transaction.transactionId, state: current?.state,
+            finished: current?.finished)
+    }
+
+    // MARK: Notifications
+
+    private func recordNotification(_ notification: VerifiedNotification) throws -> RecordResult {
+        let uuid = notification.notificationUUID.lowercased()
+        let nestedId = notification.transaction?.transactionId
+        if let existing = try database.queryOne(
+            "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", [uuid], row: { $0.text(0) })
+        {
+            let transactionId = existing ?? nestedId
+            let current = try transactionId.flatMap { try currentState(notification.environment, $0) }
+            return RecordResult(
+                outcome: .duplicate, transactionId: transactionId, state: current?.state, finished: current?.finished)
+        }
+        let evidence = try storeEvidence(
+            notification.jws, kind: "notification", environment: notification.environment,
+            bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
+            transactionId: nestedId, notificationUUID: uuid)
+        let evidenceId = try evidence.newId ?? evidence.existingId()
+        let type = NotificationType(rawValue: notification.rawNotificationType)
+        var effect = "acknowledged"
+        var changed = false
+
+        if let nested = notification.transaction {
+            let nestedEvidence = try storeEvidence(
+                nested.jws, kind: "transaction", environment: nested.environment, bundleId: nested.payload.bundleId,
+                signedDate: nested.payload.signedDate, transactionId: nested.transactionId, notificationUUID: uuid)
+            let nestedEvidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
+            // Refund-related types and ONE_TIME_CHARGE record a transaction never seen before;
+            // any notification's newer transaction info updates a known one.
+            let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
+            let change = try apply(
+                nested, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke, mayInsert: mayInsert)
+            switch change {
+            case .inserted(let event): (effect, changed) = ("recorded_\(event)", true)
+            case .updated(let event): (effect, changed) = (event, true)
+            case .stale: effect = "stale"
+            case .unchanged, .unknown: break
+            }
+        }
+
+        var consumptionRequest: String? = nil
+        switch type {
+        case .consumptionRequest:
+            if let nestedId {
+                consumptionRequest = nestedId
+                try event(
+                    "consumption_requested", notification.environment, nestedId, source: uuid,
+                    detail: notification.payload.data?.rawConsumptionRequestReason)
+                effect = changed ? effect : "consumption_requested"
+                changed = true
+            }
+        case .refundDeclined:
+            try event("refund_declined", notification.environment, nestedId, source: uuid, detail: nil)
+        default:
+            if !changed {
+                try event(
+                    "notification", notification.environment, nestedId, source: uuid,
+                    detail: [notification.rawNotificationType, notification.payload.rawSubtype].compactMap { $0 }
+                        .joined(separator: "/"))
+            }
+        }
+
+        try database.run(
+            """
+            INSERT INTO notifications (notification_uuid, environment, notification_type, subtype, signed_date_ms,
+                transaction_id, evidence_id, effect, received_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, uuid, notification.environment.rawValue, notification.rawNotificationType,
+            notification.payload.rawSubtype, notification.payload.signedDate?.wholeMilliseconds, nestedId, evidenceId,
+            effect, now)
+        if let consumptionRequest {
+            // After the notification row, which the request references.
+            let requested = notification.payload.signedDate?.wholeMilliseconds ?? now
+            try database.run(
+                """
+                INSERT INTO consumption_requests
+                    (notification_uuid, environment, transaction_id, reason, requested_ms, deadline_ms)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, uuid, notification.environment.rawValue, consumptionRequest,
+                notification.payload.data?.rawConsumptionRequestReason, requested, requested + 12 * 3_600_000)
+        }
+        let current = try nestedId.flatMap { try currentState(notification.environment, $0) }
+        return RecordResult(
+            outcome: changed ? .applied : .acknowledged, transactionId: nestedId, state: current?.state,
+            finished: current?.finished)
+    }
+
+    // MARK: Applying signed transaction info (order-safe)
+
+    /// What applying a signed transaction did.
+    enum Change {
+        /// A new row; the associated value names the resulting state's event.
+        case inserted(String)
+        /// Newer information changed the row; the value is the event recorded.
+        case updated(String)
+        /// Newer information that changed nothing counted.
+        case unchanged
+        /// Older than (or as old as) what the ledger holds: ignored.
+        case stale
+        /// Not in the ledger, and not to be recorded from this source.
+        case unknown
+    }
+
+    /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`), so a
+    /// late or repeated payload never undoes a newer one.
+    private func apply(
+        _ transaction: VerifiedTransaction, evidenceId: Int64, source: String, revokes: Bool, mayInsert: Bool
+    ) throws -> Change {
+        let payload = transaction.payload
+        let environment = transaction.environment.rawValue
+        let signedDate = transaction.effectiveDate.wholeMilliseconds
+        let revoked = revokes || payload.revocationType == .familyRevoke
+        guard let before = try amounts(environment, transaction.transactionId) else {
+            guard mayInsert else { return .unknown }
+            try database.run(
+                """
+                INSERT INTO transactions (environment, transaction_id, original_transaction_id, app_transaction_id,
+                    account, bundle_id, product_id, product_type, quantity, price_milli, currency, storefront,
+                    storefront_id, ownership, purchase_date_ms, signed_date_ms, revocation_date_ms, revocation_reason,
+                    revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, environment, transaction.transactionId, payload.originalTransactionId, payload.appTransactionId,
+                payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "", payload.rawType,
+                Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront, payload.storefrontId,
+                payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds, signedDate,
+                payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+                payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now)
+            let after = try amounts(environment, transaction.transactionId)!
+            try event(
+                "recorded", transaction.transactionId, environment, source: source, currency: payload.currency,
+                delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
+            let stateEvent = try recordStateChange(
+                from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
+                transaction.transactionId, environment, source: source, currency: payload.currency)
+            return .inserted(stateEvent ?? "transaction")
+        }
+        guard signedDate > before.signedDate else { return .stale }
+        try database.run(
+            """
+            UPDATE transactions
+            SET signed_date_ms = ?, revocation_date_ms = ?, revocation_reason = ?, revocation_type = ?,
+                revocation_percentage = ?, revoked = ?, evidence_id = ?,
+                account = coalesce(account, ?), app_transaction_id = coalesce(app_transaction_id, ?)
+            WHERE environment = ? AND transaction_id = ?
+            """, signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+            payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
+            payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transaction.transactionId)
+        let after = try amounts(environment, transaction.transactionId)!
+        guard
+            let stateEvent = try recordStateChange(
+                from: before, to: after, transaction.transactionId, environment, source: source,
+                currency: payload.currency)
+        else { return .unchanged }
+        return .updated(stateEvent)
+    }
+
+    /// Records the event for a change of refund or revocation state; nil when nothing changed.
+    private func recordStateChange(
+        from before: Amounts, to after: Amounts, _ transactionId: String, _ environment: String, source: String,
+        currency: String?
+    ) throws -> String? {
+        let delta = Amounts(
+            gross: 0, refunded: after.refunded - before.refunded, revoked: after.revoked - before.revoked)
+        let kind: String
+        switch (before.state, after.state) {
+        case (let old, let new) where old == new:
+            guard delta.refunded != 0 || delta.revoked != 0 else { return nil }
+            kind = new == .revoked ? "revoked" : "refunded"
+        case (_, .revoked): kind = "revoked"
+        case (_, .refunded): kind = "refunded"
+        case (.refunded, _): kind = "refund_reversed"
+        case (.revoked, _): kind = "revoke_reversed"
+        default: return nil
+        }
+        try event(kind, transactionId, environment, source: source, currency: currency, delta: delta, detail: nil)
+        return kind
+    }
+
+    // MARK: Finishing
+
+    /// Marks a transaction finished; false when it already was or is unknown.
+    func finishTransaction(_ environment: AppStoreEnvironment, _ transactionId: String, source: String) throws -> Bool {
+        let changed = try database.run(
+            "UPDATE transactions SET finished_ms = ? WHERE environment = ? AND transaction_id = ? AND finished_ms IS NULL",
+            now, environment.rawValue, transactionId)
+        if changed > 0 {
+            try event(
+                "finished", transactionId, environment.rawValue, source: source, currency: nil, delta: .zero,
+                detail: nil)
+        }
+        return changed > 0
+    }
+
+    // MARK: Storage helpers
+
+    struct Amounts {
+        var gross: Int64
+        var refunded: Int64
+        var revoked: Int64
+        var state: TransactionState = .pending
+        var signedDate: Int64 = 0
+
+        static let zero = Amounts(gross: 0, refunded: 0, revoked: 0)
+    }
+
+    private func amounts(_ environment: String, _ transactionId: String) throws -> Amounts? {
+        try database.queryOne(
+            """
+            SELECT gross_milli, refunded_milli, revoked_milli, state, signed_date_ms
+            FROM transactions WHERE environment = ? AND transaction_id = ?
+            """, [environment, transactionId]
+        ) { row in
+            Amounts(
+                gross: row.int64(0), refunded: row.int64(1), revoked: row.int64(2),
+                state: TransactionState(rawValue: row.text(3) ?? "") ?? .pending, signedDate: row.int64(4))
+        }
+    }
+
+    func currentState(_ environment: AppStoreEnvironment, _ transactionId: String) throws -> (
+        state: TransactionState, finished: Bool
+    )? {
+        try database.queryOne(
+            "SELECT state, finished_ms IS NOT NULL FROM transactions WHERE environment = ? AND transaction_id = ?",
+            [environment.rawValue, transactionId]
+        ) { row in (TransactionState(rawValue: row.text(0) ?? "") ?? .pending, row.int64(1) == 1) }
+    }
+
+    private func event(
+        _ kind: String, _ transactionId: String?, _ environment: String, source: String, currency: String?,
+        delta: Amounts, detail: String?
+    ) throws {
+        try database.run(
+            """
+            INSERT INTO events (at_ms, environment, transaction_id, kind, source, currency, gross_delta_milli,
+                refunded_delta_milli, revoked_delta_milli, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, now, environment, transactionId, kind, source, currency, delta.gross, delta.refunded, delta.revoked,
+            detail)
+    }
+
+    private func event(
+        _ kind: String, _ environment: AppStoreEnvironment, _ transactionId: String?, source: String, detail: String?
+    ) throws {
+        try event(
+            kind, transactionId, environment.rawValue, source: source, currency: nil, delta: .zero, detail: detail)
+    }
+
+    /// The result of storing a token: the new row's id, or nil when it was already stored.
+    struct StoredEvidence {
+        let newId: Int64?
+        let sha256: [UInt8]
+        let database: Database
+
+        func existingId() throws -> Int64 {
+            try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", [sha256]) { $0.int64(0) } ?? 0
+        }
+    }
+
+    /// Stores a verified token once (by its SHA-256), its header once per distinct header.
+    private func storeEvidence(
+        _ token: String, kind: String, environment: AppStoreEnvironment, bundleId: String?, signedDate: AppleDate?,
+        transactionId: String?, notificationUUID: String?
+    ) throws -> StoredEvidence {
+        let digest = SHA256.hash(token.utf8)
+        let exists = try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", [digest]) { $0.int64(0) }
+        guard exists == nil else { return StoredEvidence(newId: nil, sha256: digest, database: database) }
+        let dot = token.utf8.firstIndex(of: UInt8(ascii: "."))!
+        let header = String(token[..<dot])
+        let body = String(token[token.index(after: dot)...])
+        let headerDigest = SHA256.hash(header.utf8)
+        try database.run("INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", headerDigest, header)
+        let headerId = try database.queryOne("SELECT id FROM jws_headers WHERE sha256 = ?", [headerDigest]) {
+            $0.int64(0)
+        }!
+        try database.run(
+            """
+            INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
+                notification_uuid, received_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
+            transactionId, notificationUUID, now)
+        return StoredEvidence(newId: database.lastInsertedRowID, sha256: digest, database: database)
+    }
+}

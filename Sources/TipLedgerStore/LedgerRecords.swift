@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+
+/// Where a transaction stands. Refunded and revoked win over finished.
+public enum TransactionState: String, Sendable, CaseIterable {
+    /// Verified, not yet finished (delivered) by the app.
+    case pending
+    case finished
+    case refunded
+    /// Family Sharing access revoked.
+    case revoked
+}
+
+/// What recording one verified payload did.
+public struct RecordResult: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        /// A new transaction was recorded.
+        case recorded
+        /// A known transaction took newer signed information (a later signedDate).
+        case updated
+        /// Nothing new: the same token, an older one, or the same notification UUID again.
+        case duplicate
+        /// A notification changed the ledger.
+        case applied
+        /// A notification was recorded and acknowledged without changing any transaction.
+        case acknowledged
+        /// A verified payload of a kind the ledger does not keep (renewal info, app transaction).
+        case notRecorded = "not_recorded"
+    }
+
+    public let outcome: Outcome
+    /// The transaction recorded or changed, if any.
+    public let transactionId: String?
+    public let state: TransactionState?
+    public let finished: Bool?
+
+    public init(outcome: Outcome, transactionId: String?, state: TransactionState?, finished: Bool?) {
+        self.outcome = outcome
+        self.transactionId = transactionId
+        self.state = state
+        self.finished = finished
+    }
+}
+
+/// A transaction as the ledger holds it.
+public struct TransactionRecord: Sendable, Equatable {
+    public let environment: AppStoreEnvironment
+    public let transactionId: String
+    public let originalTransactionId: String?
+    public let appTransactionId: String?
+    public let account: String?
+    public let productId: String
+    public let purchaseDateMilliseconds: Int64?
+    public let quantity: Int64
+    /// Whole purchase, milliunits.
+    public let priceMilli: Int64?
+    public let currency: String?
+    public let storefront: String?
+    public let state: TransactionState
+    public let finishedMilliseconds: Int64?
+    public let revocationDateMilliseconds: Int64?
+    public let revocationReason: Int64?
+    /// What the transaction adds to net: price less refunds and revocations, milliunits.
+    public let netMilli: Int64
+
+    public var finished: Bool { finishedMilliseconds != nil }
+}
+
+/// Net of a set of transactions in one environment and currency.
+public struct NetTotal: Sendable, Equatable {
+    public let environment: AppStoreEnvironment
+    public let currency: String?
+    public let netMilli: Int64
+}
+
+/// An account's tips for `restore`.
+public struct Restore: Sendable {
+    public let transactions: [TransactionRecord]
+    /// Per environment and currency, over all the account's transactions (refunds subtracted).
+    public let totals: [NetTotal]
+}
+
+/// How `report` groups its rows.
+public enum ReportGrouping: String, Sendable, CaseIterable {
+    case product, currency, storefront, account, day, month
+}
+
+/// Which transactions a report covers.
+public struct ReportQuery: Sendable {
+    public var grouping: ReportGrouping = .product
+    /// Purchase date from (inclusive), milliseconds since 1970.
+    public var since: Int64?
+    /// Purchase date until (exclusive), milliseconds since 1970.
+    public var until: Int64?
+    /// Only these environments; all when nil.
+    public var environments: [AppStoreEnvironment]?
+
+    public init(
+        grouping: ReportGrouping = .product, since: Int64? = nil, until: Int64? = nil,
+        environments: [AppStoreEnvironment]? = nil
+    ) {
+        self.grouping = grouping
+        self.since = since
+        self.until = until
+        self.environments = environments
+    }
+}
+
+/// One row of a report: one environment, group and currency. Amounts in milliunits.
+public struct ReportRow: Sendable, Equatable {
+    public let environment: AppStoreEnvironment
+    /// The group's value (product id, storefront, account, day, month); nil for `currency`
+    /// grouping, or when the transactions lack the field.
+    public let group: String?
+    public let currency: String?
+    public let transactions: Int64
+    public let units: Int64
+    public let grossMilli: Int64
+    public let refundedMilli: Int64
+    public let revokedMilli: Int64
+
+    public var netMilli: Int64 { grossMilli - refundedMilli - revokedMilli }
+}
+
+/// A consumption request Apple is waiting on.
+public struct ConsumptionRequest: Sendable, Equatable {
+    public let environment: AppStoreEnvironment
+    public let transactionId: String
+    public let reason: String?
+    /// Milliseconds since 1970.
+    public let deadlineMilliseconds: Int64
+}
+
+/// The result of `report`.
+public struct Report: Sendable {
+    public let rows: [ReportRow]
+    public let openConsumptionRequests: [ConsumptionRequest]
+}
+
+/// A stored token that no longer verifies.
+public struct ReverifyFailure: Sendable {
+    public let evidenceId: Int64
+    public let kind: String
+    public let environment: String
+    public let transactionId: String?
+    public let notificationUUID: String?
+    public let error: VerificationError
+}
+
+/// What finishing one transaction id did.
+public enum FinishOutcome: String, Sendable {
+    case finished
+    case alreadyFinished = "already_finished"
+    case notFound = "not_found"
+}

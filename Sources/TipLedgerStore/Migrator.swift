@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// Brings a ledger's schema up to date: each pending migration runs in its own
+/// `BEGIN IMMEDIATE` transaction together with its `user_version` bump, so a failed migration
+/// leaves the previous schema exactly as it was.
+enum Migrator {
+    /// SQLite `application_id` of a tipledger ledger ("TPLG"), so other databases are refused.
+    static let applicationID: Int64 = 0x5450_4C47
+
+    /// Applies what `migrations` has beyond the database's version; returns (before, after).
+    @discardableResult
+    static func migrate(_ database: Database, migrations: [Migration] = Migration.all) throws -> (Int, Int) {
+        let latest = migrations.last?.version ?? 0
+        let application = try database.pragmaInteger("application_id")
+        if application != 0 && application != applicationID {
+            throw StoreError(
+                code: 0, message: "\(database.path) is an SQLite database of another application",
+                hint: "pass --db with a new file name or an existing tipledger ledger")
+        }
+        let current = Int(try database.pragmaInteger("user_version"))
+        if current > latest {
+            throw StoreError(
+                code: 0,
+                message:
+                    "the ledger \(database.path) has schema version \(current), newer than this tipledger's \(latest)",
+                hint: "upgrade tipledger; an older binary must not write a newer ledger")
+        }
+        for migration in migrations where migration.version > current {
+            do {
+                try database.writeTransaction {
+                    try database.execute(migration.sql)
+                    // PRAGMA takes no bound parameters; the version is an integer from this binary.
+                    try database.execute("PRAGMA user_version = \(migration.version)")
+                    try database.execute("PRAGMA application_id = \(applicationID)")
+                }
+            } catch let error as StoreError {
+                throw StoreError(
+                    code: error.code, message: "migration \(migration.name) failed: \(error.message)", sql: error.sql,
+                    hint: "the ledger was left at schema version \(migration.version - 1)")
+            }
+        }
+        return (current, max(current, latest))
+    }
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import CSQLite
+
+/// A prepared statement. Values are always bound as parameters; errors carry the SQL text but
+/// never the bound values.
+final class Statement {
+    private let handle: OpaquePointer
+    private let database: OpaquePointer
+    let sql: String
+
+    init(database: OpaquePointer, sql: String) throws(StoreError) {
+        var handle: OpaquePointer? = nil
+        let status = sqlite3_prepare_v3(database, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard status == SQLITE_OK, let handle else {
+            throw StoreError(code: status, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+        }
+        self.handle = handle
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Rewinds the statement and clears its bindings.
+    func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    /// Binds `values` to parameters 1...n.
+    func bind(_ values: [any SQLBindable]) throws(StoreError) {
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            let status: Int32
+            switch value.sqlValue {
+            case .null: status = sqlite3_bind_null(handle, index)
+            case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
+            case .text(let text):
+                // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
+                status = sqlite3_bind_text(handle, index, text, -1, tl_sqlite_transient())
+            case .blob(let bytes):
+                status = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), tl_sqlite_transient())
+                }
+            }
+            guard status == SQLITE_OK else {
+                throw StoreError(code: status, message: String(cString: sqlite3_errmsg(database)), sql: sql)
+            }
+        }
+    }
+
+    /// Advances to the next row; false when the statement is done.
+    func step() throws(StoreError) -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = StoreError(
+                code: sqlite3_extended_errcode(database), message: String(cString: sqlite3_errmsg(database)), sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+
+    func text(_ column: Int32) -> String? {
+        guard let pointer = sqlite3_column_text(handle, column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> [UInt8]? {
+        guard let pointer = sqlite3_column_blob(handle, column) else { return isNull(column) ? nil : [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+}
