@@ -29,6 +29,9 @@ test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel --num-workers $(PARALLEL)
 
+demo: release
+	scripts/demo .build/release/tipledger
+
 embed:
 	scripts/embed
 

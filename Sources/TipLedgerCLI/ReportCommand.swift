@@ -95,9 +95,10 @@ struct ReportRendering {
     let commission: Double?
     let catalog: Catalog?
 
-    /// Net after the commission, rounded half up to a milliunit.
+    /// Net after the commission, rounded half up to a cent (10 milliunits): an estimate, as
+    /// Apple's own rounding and taxes differ.
     private func proceeds(_ row: ReportRow) -> Int64? {
-        commission.map { Int64((Double(row.netMilli) * (1 - $0)).rounded(.toNearestOrAwayFromZero)) }
+        commission.map { Int64((Double(row.netMilli) * (1 - $0) / 10).rounded(.toNearestOrAwayFromZero)) * 10 }
     }
 
     private var groupField: String? { grouping == .currency ? nil : grouping.rawValue }
@@ -180,10 +181,13 @@ struct ReportRendering {
                     cells.append(group)
                 }
                 cells += [
-                    row.currency ?? "-", String(row.transactions), String(row.units), Money.decimal(row.grossMilli),
-                    Money.decimal(row.refundedMilli), Money.decimal(row.revokedMilli), Money.decimal(row.netMilli),
+                    row.currency ?? "-", String(row.transactions), String(row.units),
+                    Money.decimal(row.grossMilli, currency: row.currency),
+                    Money.decimal(row.refundedMilli, currency: row.currency),
+                    Money.decimal(row.revokedMilli, currency: row.currency),
+                    Money.decimal(row.netMilli, currency: row.currency),
                 ]
-                if let proceeds = proceeds(row) { cells.append(Money.decimal(proceeds)) }
+                if let proceeds = proceeds(row) { cells.append(Money.decimal(proceeds, currency: row.currency)) }
                 table.add(cells)
             }
             output += table.render(indent: "  ") + "\n"

@@ -85,7 +85,10 @@ struct RestoreCommand: Command {
         text += TransactionJSON.table(restore.transactions, catalog: catalog).render(indent: "  ")
         var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
         for total in restore.totals {
-            totals.add([Money.decimal(total.netMilli), total.environment.rawValue, total.currency ?? "-"])
+            totals.add([
+                Money.decimal(total.netMilli, currency: total.currency), total.environment.rawValue,
+                total.currency ?? "-",
+            ])
         }
         return text + "\n" + totals.render(indent: "  ")
     }

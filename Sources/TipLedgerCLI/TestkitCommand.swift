@@ -32,7 +32,8 @@ struct TestkitCommand: Command {
           --purchase-date DATE  (default: now)    --signed-date DATE  (default: purchase date)
           --transaction-id ID   (default: random) --original-transaction-id ID
           --app-transaction-id ID
-          --count N             print N varied tips (accounts, tiers, storefronts, quantities)
+          --count N             print N varied tips (accounts, tiers, storefronts, quantities;
+                                --storefront and --currency, when given, hold for all)
           --accounts N          with --count: how many accounts (default: about N/8, at most 40)
           --days N              with --count: spread purchases over the N days before the
                                 purchase date (default 30)

@@ -48,7 +48,7 @@ struct TestkitTransactionCommand: Command {
         // Chunks keep memory flat for millions of lines.
         while remaining > 0 {
             let chunk = min(remaining, 4096)
-            let batch = TestkitTransactionOptions.varied(
+            let batch = options.varied(
                 count: chunk, accounts: accounts, days: days, end: options.purchaseDate ?? now, bundleId: bundleId,
                 environment: environment, catalog: catalog, random: &random)
             for token in try ParallelSigner.sign(batch.map(\.payloadJSON), with: signer) {

@@ -110,11 +110,14 @@ struct TestkitTransactionOptions {
 
     /// `count` varied tips: a pool of accounts, tiers by popularity, storefronts, quantities,
     /// purchases spread over `days` before `end`. Deterministic for a given generator state.
-    static func varied(
+    /// `--storefront` (and `--currency`), when given, hold for every tip.
+    func varied(
         count: Int, accounts: Int, days: Int, end: Int64, bundleId: String, environment: AppStoreEnvironment,
         catalog: StoreKitCatalog?, random: inout SeededGenerator
     ) -> [TestTransaction] {
-        let tiers = tiers(catalog)
+        let storefronts = Self.storefronts
+        let fixedStorefront = storefront.flatMap { code in storefronts.first { $0.0 == code } }
+        let tiers = Self.tiers(catalog)
         let pool = (0..<accounts).map { _ in random.uuid() }
         let span = Int64(days) * 86_400_000
         return (0..<count).map { _ in
@@ -122,7 +125,9 @@ struct TestkitTransactionOptions {
             let tierRoll = Int.random(in: 0..<10, using: &random)
             let tier = tiers[min(tierRoll < 6 ? 0 : tierRoll < 9 ? 1 : 2, tiers.count - 1)]
             let storefrontRoll = Int.random(in: 0..<20, using: &random)
-            let storefront = storefronts[storefrontRoll < 10 ? 0 : (storefrontRoll % (storefronts.count - 1)) + 1]
+            let storefront =
+                fixedStorefront ?? storefronts[storefrontRoll < 10 ? 0 : (storefrontRoll % (storefronts.count - 1)) + 1]
+            let currency = self.currency ?? storefront.2
             let quantityRoll = Int.random(in: 0..<10, using: &random)
             let quantity = quantityRoll < 8 ? 1 : quantityRoll == 8 ? 2 : Int.random(in: 3...5, using: &random)
             let purchaseDate = end - Int64.random(in: 0..<max(span, 1), using: &random)
@@ -130,7 +135,7 @@ struct TestkitTransactionOptions {
                 Int.random(in: 0..<20, using: &random) == 0 ? nil : pool.randomElement(using: &random)
             var fields = TestTransaction(
                 transactionId: random.transactionId(), bundleId: bundleId, productId: tier.0,
-                price: localPrice(tier.1, currency: storefront.2) * Int64(quantity), currency: storefront.2,
+                price: Self.localPrice(tier.1, currency: currency) * Int64(quantity), currency: currency,
                 storefront: storefront.0, storefrontId: storefront.1, environment: environment.rawValue,
                 purchaseDate: purchaseDate, appAccountToken: account)
             fields.quantity = Int32(quantity)

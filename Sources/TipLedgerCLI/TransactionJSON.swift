@@ -35,7 +35,8 @@ enum TransactionJSON {
             table.add([
                 record.purchaseDateMilliseconds.map { ISODate.minutes($0) } ?? "-", record.environment.rawValue,
                 record.transactionId, product, String(record.quantity),
-                record.priceMilli.map { "\(Money.decimal($0)) \(record.currency ?? "")" } ?? "-",
+                record.priceMilli.map { "\(Money.decimal($0, currency: record.currency)) \(record.currency ?? "")" }
+                    ?? "-",
                 record.state.rawValue,
             ])
         }

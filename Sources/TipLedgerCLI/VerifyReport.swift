@@ -50,6 +50,7 @@ struct VerifyReport {
                 case .transaction(let transaction):
                     object.field("transactionId", transaction.transactionId)
                     object.field("productId", transaction.payload.productId)
+                    object.field("appAccountToken", transaction.payload.appAccountToken?.lowercased())
                 case .notification(let notification):
                     object.field("notificationType", notification.rawNotificationType)
                     object.field("subtype", notification.payload.rawSubtype)
