@@ -45,6 +45,17 @@ import TipLedgerTestSupport
         #expect(cached.chains.count == 1)
     }
 
+    @Test(arguments: ["-62167219200000", "-62135769600000", "0", "253402300799999"])
+    func cachedAndFreshVerifiersAgreeAtTheEdgesOfTheCalendar(_ signedDate: String) throws {
+        // The cache compares seconds itself; OpenSSL compares X.509 times. Both must say
+        // "not valid at the signed date" for every date a payload may carry.
+        let cached = try TestChains.verifier()
+        #expect(cached.rejection(of: try TestJWS.sign(TestPayloads.transaction())) == nil)
+        let token = try TestJWS.sign(TestPayloads.transaction(["signedDate": signedDate]))
+        #expect(cached.rejection(of: token) == .certificateNotValidAtSignedDate)
+        #expect(try TestChains.verifier().rejection(of: token) == .certificateNotValidAtSignedDate)
+    }
+
     @Test func aCachedChainDoesNotExcuseABadSignatureOrAThirdCertificate() throws {
         let verifier = try TestChains.verifier()
         let token = try TestJWS.sign(TestPayloads.transaction())

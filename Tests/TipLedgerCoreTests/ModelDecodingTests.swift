@@ -319,12 +319,15 @@ import TipLedgerTestSupport
         #expect(notification.rawNotificationType == "TIP_RECEIVED" && notification.notificationType == nil)
     }
 
-    @Test func datesBeyondTheYear9999AreRefusedInsteadOfOverflowing() throws {
+    @Test func datesOutsideTheYears0To9999AreRefusedInsteadOfOverflowing() throws {
         let latest = try JWSTransactionDecodedPayload(try reader(json: #"{"signedDate":253402300799999}"#))
         #expect(latest.signedDate?.wholeSeconds == 253_402_300_799)
-        let earliest = try JWSTransactionDecodedPayload(try reader(json: #"{"signedDate":-253402300799999}"#))
-        #expect(earliest.signedDate?.wholeMilliseconds == -253_402_300_799_999)
-        for text in ["253402300800000", "-253402300800000", "1e300", "-1e300", "9223372036854775807", "1e19"] {
+        let earliest = try JWSTransactionDecodedPayload(try reader(json: #"{"signedDate":-62167219200000}"#))
+        #expect(earliest.signedDate?.wholeSeconds == -62_167_219_200)
+        for text in [
+            "253402300800000", "-62167219200001", "-62167219200000.5", "-253402300799999", "1e300", "-1e300",
+            "9223372036854775807", "1e19",
+        ] {
             #expect(throws: PayloadError.self, "\(text)") {
                 try JWSTransactionDecodedPayload(try reader(json: "{\"purchaseDate\":\(text)}"))
             }

@@ -258,7 +258,7 @@ extension RejectionScenario {
                 try signed(TestPayloads.transaction(["signedDate": "253402300799999"]))
             },
             RejectionScenario("signed in the year 0", .certificateNotValidAtSignedDate) {
-                try signed(TestPayloads.transaction(["signedDate": "-62135769600000"]))
+                try signed(TestPayloads.transaction(["signedDate": "-62167219200000"]))
             },
             RejectionScenario(
                 "no signedDate, and the clock is after the leaf's notAfter", .certificateNotValidAtSignedDate
@@ -355,6 +355,9 @@ extension RejectionScenario {
         },
         RejectionScenario("signedDate just after the year 9999", .invalidPayload) {
             try signed(TestPayloads.transaction(["signedDate": "253402300800000"]))
+        },
+        RejectionScenario("signedDate just before the year 0", .invalidPayload) {
+            try signed(TestPayloads.transaction(["signedDate": "-62167219200001"]))
         },
         RejectionScenario("signedDate far before any calendar", .invalidPayload) {
             try signed(TestPayloads.transaction(["signedDate": "-1e300"]))
