@@ -125,6 +125,34 @@ import TipLedgerTestSupport
         #expect(verifier.chains.count == capacity)
     }
 
+    @Test func oneVerifierGivesTheSameVerdictsFromManyTasksAtOnce() async throws {
+        let verifier = try TestChains.verifier(trusting: TestChains.shortLivedLeaf)
+        let pki = TestChains.shortLivedLeaf
+        let good = try TestJWS.sign(TestPayloads.transaction(), pki: pki)
+        let late = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.leaf.notAfter * 1000)]), pki: pki)
+        let forged = TestJWS.replacingPayload(of: good, with: TestPayloads.transaction(["price": "1"]))
+        let foreign = try TestJWS.sign(TestPayloads.transaction())
+        let cases: [(String, VerificationError.Code?)] = [
+            (good, nil), (late, .certificateNotValidAtSignedDate), (forged, .badSignature), (foreign, .untrustedChain),
+        ]
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<25 {
+                        let (token, expected) = cases[(task + round) % cases.count]
+                        if verifier.rejection(of: token) != expected { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(verifier.chains.count == 1)
+    }
+
     @Test func cacheKeysCompareTheWholeText() {
         let a = ChainCache.Key(leaf: "A" + String(repeating: "x", count: 100), intermediate: "I")
         let b = ChainCache.Key(leaf: "B" + String(repeating: "x", count: 100), intermediate: "I")
