@@ -60,14 +60,27 @@ struct PayloadReader {
         return flag
     }
 
+    /// The dates a payload may carry, in milliseconds since 1970: 0000-01-01T00:00:00Z to
+    /// 9999-12-31T23:59:59.999Z.
+    ///
+    /// No App Store payload comes near either end (Xcode's earliest is in year 0), and it keeps
+    /// every date inside what `AppleDate.wholeSeconds`/`wholeMilliseconds` and an X.509 time can
+    /// hold, so OpenSSL can compare it with a certificate's validity.
+    static let dateRange: ClosedRange<Double> = -62_167_219_200_000...253_402_300_799_999
+
     /// A date: milliseconds since 1970 as a JSON number, possibly fractional.
     func date(_ key: String) throws(PayloadError) -> AppleDate? {
         guard let value = value(key) else { return nil }
+        let milliseconds: Double
         switch value {
-        case .integer(let number): return AppleDate(milliseconds: Double(number))
-        case .double(let number): return AppleDate(milliseconds: number)
+        case .integer(let number): milliseconds = Double(number)
+        case .double(let number): milliseconds = number
         default: throw mismatch(key, expected: "a date in milliseconds", got: value)
         }
+        guard PayloadReader.dateRange.contains(milliseconds) else {
+            throw PayloadError(field: name(key), reason: "\(milliseconds) ms is not a date the App Store writes")
+        }
+        return AppleDate(milliseconds: milliseconds)
     }
 
     /// A UUID in its canonical text form; kept as given, validated for shape.

@@ -45,5 +45,10 @@ public enum Fixtures {
 /// A fixture that could not be read.
 public struct FixtureError: Error, CustomStringConvertible {
     public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
     public var description: String { "cannot read fixture \(path)" }
 }

@@ -24,6 +24,43 @@ public enum TestChains {
         }
     }()
 
+    /// Mints a PKI from `options()` changed by `edit`; for the broken variants a verifier must
+    /// reject.
+    public static func mint(_ edit: (inout TestPKI.Options) -> Void) -> TestPKI {
+        var options = options()
+        edit(&options)
+        do {
+            return try TestPKI.mint(options)
+        } catch {
+            preconditionFailure("cannot mint a test PKI: \(error)")
+        }
+    }
+
+    /// Another valid PKI with its own root: trusted by nobody who trusts `standard`.
+    public static let other = mint { $0.namePrefix = "tipledger OTHER TEST" }
+
+    /// A leaf valid only from 10 days before to 10 days after the reference time, inside the
+    /// root's and intermediate's year.
+    public static let shortLivedLeaf = mint {
+        $0.leafNotBefore = referenceSeconds - 10 * 86_400
+        $0.leafNotAfter = referenceSeconds + 10 * 86_400
+    }
+
+    /// An intermediate that is not a CA (`CA:FALSE`, no `keyCertSign`).
+    public static let intermediateNotCA = mint { $0.intermediateIsCA = false }
+
+    /// A leaf that is itself a CA.
+    public static let leafIsCA = mint { $0.leafIsCA = true }
+
+    /// A leaf with a P-384 key, which ES256 does not allow.
+    public static let leafP384 = mint { $0.leafCurve = .p384 }
+
+    /// A leaf without the receipt-signing marker OID.
+    public static let leafWithoutMarker = mint { $0.leafHasMarker = false }
+
+    /// An intermediate without the WWDR marker OID.
+    public static let intermediateWithoutMarker = mint { $0.intermediateHasMarker = false }
+
     /// A verifier trusting `pki`'s root, accepting `environments` and `bundleId`.
     public static func verifier(
         trusting pki: TestPKI = standard, bundleId: String = "com.example.tips",

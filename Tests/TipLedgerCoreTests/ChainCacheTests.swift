@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCrypto
+import TipLedgerTestSupport
+
+@testable import TipLedgerCore
+
+/// The verifier's cache of validated chains: it saves work, never a check.
+@Suite struct ChainCacheTests {
+    private let day: Int64 = 86_400_000
+
+    @Test func aCachedChainIsStillRejectedOutsideItsValidity() throws {
+        let pki = TestChains.shortLivedLeaf
+        let verifier = try TestChains.verifier(trusting: pki)
+        #expect(verifier.rejection(of: try TestJWS.sign(TestPayloads.transaction(), pki: pki)) == nil)
+        #expect(verifier.chains.count == 1)
+
+        let late = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.leaf.notAfter * 1000 + day)]), pki: pki)
+        #expect(verifier.rejection(of: late) == .certificateNotValidAtSignedDate)
+        let early = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.leaf.notBefore * 1000 - day)]), pki: pki)
+        #expect(verifier.rejection(of: early) == .certificateNotValidAtSignedDate)
+        // Both were answered from the cache: still one chain.
+        #expect(verifier.chains.count == 1)
+        // A fresh verifier (no cache) says the same.
+        #expect(try TestChains.verifier(trusting: pki).rejection(of: late) == .certificateNotValidAtSignedDate)
+    }
+
+    @Test func cachedAndFreshVerifiersAgreeAtTheValidityBoundaries() throws {
+        let pki = TestChains.shortLivedLeaf
+        let cached = try TestChains.verifier(trusting: pki)
+        _ = cached.rejection(of: try TestJWS.sign(TestPayloads.transaction(), pki: pki))
+        let boundaries: [(milliseconds: Int64, valid: Bool)] = [
+            (pki.leaf.notBefore * 1000 - 1, false), (pki.leaf.notBefore * 1000, true),
+            (pki.leaf.notAfter * 1000 - 1, true), (pki.leaf.notAfter * 1000, false),
+        ]
+        for (milliseconds, valid) in boundaries {
+            let token = try TestJWS.sign(TestPayloads.transaction(["signedDate": String(milliseconds)]), pki: pki)
+            let expected: VerificationError.Code? = valid ? nil : .certificateNotValidAtSignedDate
+            #expect(cached.rejection(of: token) == expected, "cached, at \(milliseconds)")
+            #expect(
+                try TestChains.verifier(trusting: pki).rejection(of: token) == expected, "fresh, at \(milliseconds)")
+        }
+        #expect(cached.chains.count == 1)
+    }
+
+    @Test(arguments: ["-62167219200000", "-62135769600000", "0", "253402300799999"])
+    func cachedAndFreshVerifiersAgreeAtTheEdgesOfTheCalendar(_ signedDate: String) throws {
+        // The cache compares seconds itself; OpenSSL compares X.509 times. Both must say
+        // "not valid at the signed date" for every date a payload may carry.
+        let cached = try TestChains.verifier()
+        #expect(cached.rejection(of: try TestJWS.sign(TestPayloads.transaction())) == nil)
+        let token = try TestJWS.sign(TestPayloads.transaction(["signedDate": signedDate]))
+        #expect(cached.rejection(of: token) == .certificateNotValidAtSignedDate)
+        #expect(try TestChains.verifier().rejection(of: token) == .certificateNotValidAtSignedDate)
+    }
+
+    @Test func aCachedChainDoesNotExcuseABadSignatureOrAThirdCertificate() throws {
+        let verifier = try TestChains.verifier()
+        let token = try TestJWS.sign(TestPayloads.transaction())
+        #expect(verifier.rejection(of: token) == nil)
+        let forged = TestJWS.replacingPayload(of: token, with: TestPayloads.transaction(["price": "1"]))
+        #expect(verifier.rejection(of: forged) == .badSignature)
+        let x5c = TestJWS.x5c(TestChains.standard.chain)
+        let garbageThird = try TestJWS.sign(
+            header: TestJWS.header(x5c: Array(x5c[0...1]) + ["AAAA"]), payload: TestPayloads.transaction(),
+            key: TestChains.standard.leafKey)
+        #expect(verifier.rejection(of: garbageThird) == .invalidCertificate)
+        // Any certificate may stand in x5c[2]; it is not the anchor.
+        let otherThird = try TestJWS.sign(
+            header: TestJWS.header(x5c: Array(x5c[0...1]) + TestJWS.x5c([TestChains.other.root])),
+            payload: TestPayloads.transaction(), key: TestChains.standard.leafKey)
+        #expect(verifier.rejection(of: otherThird) == nil)
+        #expect(verifier.chains.count == 1)
+    }
+
+    @Test func aChainIsCachedOnlyForTheVerifierThatTrustsIt() throws {
+        let token = try TestJWS.sign(TestPayloads.transaction())
+        let trusting = try TestChains.verifier()
+        #expect(trusting.rejection(of: token) == nil)
+        let other = try TestChains.verifier(trusting: TestChains.other)
+        #expect(other.rejection(of: token) == .untrustedChain)
+        #expect(other.rejection(of: token) == .untrustedChain)
+        #expect(other.chains.count == 0)
+    }
+
+    @Test func theCacheIsBounded() throws {
+        let pki = TestChains.standard
+        let chain = try TrustStore(roots: [pki.root]).validate(
+            leaf: pki.leaf, intermediate: pki.intermediate, atSeconds: TestChains.referenceSeconds
+        ).get()
+        let cache = ChainCache(capacity: 4)
+        let entry = ChainCache.Entry(chain: chain, leafKey: try pki.leaf.publicKey(), thirdCertificate: "root")
+        for index in 0..<10 {
+            cache.store(entry, for: ChainCache.Key(leaf: "leaf \(index)", intermediate: "intermediate"))
+            #expect(cache.count <= 4)
+        }
+        #expect(cache.count == 4)
+        // The newest entry is always kept.
+        #expect(cache.entry(for: ChainCache.Key(leaf: "leaf 9", intermediate: "intermediate")) != nil)
+        // Storing an existing key again does not evict anything.
+        cache.store(entry, for: ChainCache.Key(leaf: "leaf 9", intermediate: "intermediate"))
+        #expect(cache.count == 4)
+    }
+
+    @Test func theVerifiersCacheStaysWithinItsCapacityAcrossManyChains() throws {
+        let pki = TestChains.standard
+        let verifier = try TestChains.verifier()
+        let capacity = verifier.chains.capacity
+        for serial in 0..<UInt64(capacity + 6) {
+            let leafKey = try PrivateKey.generate()
+            let leaf = try Certificate.mint(
+                CertificateTemplate(
+                    subject: [("CN", "tipledger TEST Receipt Signing \(serial)")], serialNumber: 100 + serial,
+                    notBefore: pki.leaf.notBefore, notAfter: pki.leaf.notAfter, isCA: false,
+                    keyUsage: "critical,digitalSignature", markerOIDs: [TestPKI.leafMarkerOID]),
+                subjectKey: leafKey, issuer: (pki.intermediate, pki.intermediateKey))
+            let token = try TestJWS.sign(
+                header: TestJWS.header(chain: [leaf, pki.intermediate, pki.root]), payload: TestPayloads.transaction(),
+                key: leafKey)
+            #expect(verifier.rejection(of: token) == nil, "leaf \(serial)")
+            #expect(verifier.chains.count <= capacity)
+        }
+        #expect(verifier.chains.count == capacity)
+    }
+
+    @Test func oneVerifierGivesTheSameVerdictsFromManyTasksAtOnce() async throws {
+        let verifier = try TestChains.verifier(trusting: TestChains.shortLivedLeaf)
+        let pki = TestChains.shortLivedLeaf
+        let good = try TestJWS.sign(TestPayloads.transaction(), pki: pki)
+        let late = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.leaf.notAfter * 1000)]), pki: pki)
+        let forged = TestJWS.replacingPayload(of: good, with: TestPayloads.transaction(["price": "1"]))
+        let foreign = try TestJWS.sign(TestPayloads.transaction())
+        let cases: [(String, VerificationError.Code?)] = [
+            (good, nil), (late, .certificateNotValidAtSignedDate), (forged, .badSignature), (foreign, .untrustedChain),
+        ]
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<25 {
+                        let (token, expected) = cases[(task + round) % cases.count]
+                        if verifier.rejection(of: token) != expected { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(verifier.chains.count == 1)
+    }
+
+    @Test func cacheKeysCompareTheWholeText() {
+        let a = ChainCache.Key(leaf: "A" + String(repeating: "x", count: 100), intermediate: "I")
+        let b = ChainCache.Key(leaf: "B" + String(repeating: "x", count: 100), intermediate: "I")
+        // Same length and suffix (all the hash looks at); still different keys.
+        #expect(a != b)
+        var set: Set<ChainCache.Key> = [a]
+        set.insert(b)
+        #expect(set.count == 2)
+    }
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerCrypto
+import TipLedgerTestSupport
+
+/// Xcode's StoreKit testing: a single self-signed certificate, trusted only when it is in the
+/// trust store and the Xcode environment is accepted (SPEC section 1, last paragraph).
+@Suite struct LocalTestingTests {
+    /// A self-signed stand-in for the "StoreKit Testing in Xcode" certificate, valid around the
+    /// reference time; minted once.
+    static let xcode: (certificate: Certificate, key: PrivateKey) = mintSelfSigned(curve: .p256, serial: 1)
+
+    static func mintSelfSigned(curve: PrivateKey.Curve, serial: UInt64) -> (certificate: Certificate, key: PrivateKey) {
+        do {
+            let key = try PrivateKey.generate(curve: curve)
+            let certificate = try Certificate.mint(
+                CertificateTemplate(
+                    subject: [("CN", "StoreKit Testing TEST")], serialNumber: serial,
+                    notBefore: TestChains.referenceSeconds - 86_400, notAfter: TestChains.referenceSeconds + 86_400,
+                    isCA: false, keyUsage: "critical,digitalSignature"),
+                subjectKey: key, issuer: nil)
+            return (certificate, key)
+        } catch {
+            preconditionFailure("cannot mint the Xcode test certificate: \(error)")
+        }
+    }
+
+    private func signed(
+        _ payload: String, certificate: Certificate = xcode.certificate, key: PrivateKey = xcode.key
+    ) throws -> String {
+        try TestJWS.sign(
+            header: TestJWS.header(x5c: TestJWS.x5c([certificate]), extra: #""kid":"Apple_Xcode_Key","typ":"JWT""#),
+            payload: payload, key: key)
+    }
+
+    private func verifier(
+        trusting roots: [Certificate] = [xcode.certificate], environments: Set<AppStoreEnvironment> = [.xcode]
+    ) throws -> Verifier {
+        Verifier(
+            trustStore: try TrustStore(roots: roots),
+            policy: VerificationPolicy(
+                bundleIds: ["com.example.tips"], environments: environments, appAppleId: 1_234_567_890),
+            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)))
+    }
+
+    private let xcodeTransaction = TestPayloads.transaction(["environment": "\"Xcode\""])
+
+    @Test func trustedXcodeCertificateVerifiesXcodePayloads() throws {
+        let verified = try verifier().verifyTransaction(try signed(xcodeTransaction))
+        #expect(verified.environment == .xcode)
+        let app = try verifier().verifyPayload(
+            try signed(TestPayloads.appTransaction(["receiptType": "\"Xcode\""])), as: nil)
+        #expect(app.kind == .appTransaction && app.environment == .xcode)
+    }
+
+    @Test func localTestingIsTreatedLikeXcode() throws {
+        let token = try signed(TestPayloads.transaction(["environment": "\"LocalTesting\""]))
+        #expect(try verifier().verifyTransaction(token).environment == .localTesting)
+        #expect(try verifier(environments: [.localTesting]).verifyTransaction(token).environment == .localTesting)
+        #expect(try verifier(environments: [.localTesting]).rejection(of: try signed(xcodeTransaction)) == nil)
+    }
+
+    @Test func anUntrustedXcodeCertificateIsRejected() throws {
+        #expect(
+            try verifier(trusting: [TestChains.standard.root]).rejection(of: try signed(xcodeTransaction))
+                == .untrustedChain)
+        // Same subject and validity, another key: not byte-equal, so not trusted.
+        let lookalike = Self.mintSelfSigned(curve: .p256, serial: 1)
+        let token = try signed(xcodeTransaction, certificate: lookalike.certificate, key: lookalike.key)
+        #expect(try verifier().rejection(of: token) == .untrustedChain)
+    }
+
+    @Test func aSingleCertificateIsRefusedUnlessXcodeIsAccepted() throws {
+        let sandbox = try verifier(environments: [.sandbox, .production])
+        #expect(sandbox.rejection(of: try signed(xcodeTransaction)) == .invalidChainLength)
+    }
+
+    @Test func anXcodeCertificateCannotSignForAnotherEnvironment() throws {
+        let token = try signed(TestPayloads.transaction(["environment": "\"Sandbox\""]))
+        #expect(try verifier(environments: [.xcode, .sandbox]).rejection(of: token) == .wrongEnvironment)
+        #expect(try verifier(environments: [.xcode]).rejection(of: token) == .wrongEnvironment)
+    }
+
+    @Test func theXcodeSignatureIsChecked() throws {
+        let token = try signed(xcodeTransaction)
+        #expect(
+            try verifier().rejection(
+                of: TestJWS.replacingPayload(
+                    of: token, with: TestPayloads.transaction(["environment": "\"Xcode\"", "price": "1"])))
+                == .badSignature)
+        let otherKey = try signed(xcodeTransaction, key: try PrivateKey.generate())
+        #expect(try verifier().rejection(of: otherKey) == .badSignature)
+    }
+
+    @Test func theXcodeCertificateMustBeValidAtTheEffectiveTime() throws {
+        let late = TestPayloads.transaction([
+            "environment": "\"Xcode\"", "signedDate": String(TestChains.referenceMilliseconds + 2 * 86_400_000),
+        ])
+        #expect(try verifier().rejection(of: try signed(late)) == .certificateNotValidAtSignedDate)
+    }
+
+    @Test func anXcodeCertificateWithAP384KeyIsRejected() throws {
+        let p384 = Self.mintSelfSigned(curve: .p384, serial: 2)
+        let token = try signed(xcodeTransaction, certificate: p384.certificate, key: Self.xcode.key)
+        #expect(try verifier(trusting: [p384.certificate]).rejection(of: token) == .untrustedChain)
+    }
+
+    @Test func aThreeCertificateChainStillWorksWhenXcodeIsAccepted() throws {
+        let verifier = try verifier(
+            trusting: [Self.xcode.certificate, TestChains.standard.root], environments: [.xcode, .sandbox])
+        #expect(verifier.rejection(of: try TestJWS.sign(TestPayloads.transaction())) == nil)
+        // Only the single Xcode certificate is tied to Xcode; a trusted three-certificate chain
+        // signs for any accepted environment, Xcode included.
+        #expect(verifier.rejection(of: try TestJWS.sign(xcodeTransaction)) == nil)
+    }
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+public import TipLedgerCrypto
+
+/// Builds compact JWS by hand, including the malformed ones a verifier must reject.
+///
+/// Headers and payloads are given as JSON text so a test can write exactly the bytes it means,
+/// wrong types and unknown members included.
+public enum TestJWS {
+    /// `x5c` entries for `certificates`: standard base64 of each DER encoding.
+    public static func x5c(_ certificates: [Certificate]) -> [String] {
+        certificates.map { Base64.encode($0.derEncoded, alphabet: .standard) }
+    }
+
+    /// A protected header `{"alg":...,"x5c":[...]}` as JSON text; `extra` members (JSON text
+    /// without the braces, e.g. `"crit":["b64"]`) are appended.
+    public static func header(alg: String = "ES256", x5c: [String]?, extra: String? = nil) -> String {
+        var members = ["\"alg\":\"\(alg)\""]
+        if let x5c { members.append("\"x5c\":[" + x5c.map { "\"\($0)\"" }.joined(separator: ",") + "]") }
+        if let extra { members.append(extra) }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// The standard header for `chain`: ES256 with the certificates in `x5c`.
+    public static func header(chain: [Certificate]) -> String {
+        header(x5c: x5c(chain))
+    }
+
+    /// `base64url(header) "." base64url(payload) "." base64url(signature)`, as given.
+    public static func compact(header: String, payload: String, signature: [UInt8]) -> String {
+        signingInput(header: header, payload: payload) + "." + Base64.encode(signature, alphabet: .url)
+    }
+
+    /// `base64url(header) "." base64url(payload)`.
+    public static func signingInput(header: String, payload: String) -> String {
+        Base64.encode(Array(header.utf8), alphabet: .url) + "." + Base64.encode(Array(payload.utf8), alphabet: .url)
+    }
+
+    /// A JWS of `payload` under `header`, signed with ES256 by `key` (raw `R‖S`).
+    public static func sign(header: String, payload: String, key: PrivateKey) throws -> String {
+        let input = signingInput(header: header, payload: payload)
+        let signature = try key.signES256(Array(input.utf8))
+        return input + "." + Base64.encode(signature, alphabet: .url)
+    }
+
+    /// A JWS of `payload` signed by `pki`'s leaf with its chain in `x5c`.
+    public static func sign(_ payload: String, pki: TestPKI = TestChains.standard) throws -> String {
+        try sign(header: header(chain: pki.chain), payload: payload, key: pki.leafKey)
+    }
+
+    /// The three dot-separated parts of a compact JWS, still encoded.
+    public static func parts(_ token: String) -> [String] {
+        token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// `token` with its payload replaced by `payload` (JSON text); header and signature kept.
+    public static func replacingPayload(of token: String, with payload: String) -> String {
+        var parts = parts(token)
+        parts[1] = Base64.encode(Array(payload.utf8), alphabet: .url)
+        return parts.joined(separator: ".")
+    }
+
+    /// `token` with its signature replaced by `signature`.
+    public static func replacingSignature(of token: String, with signature: [UInt8]) -> String {
+        var parts = parts(token)
+        parts[2] = Base64.encode(signature, alphabet: .url)
+        return parts.joined(separator: ".")
+    }
+
+    /// The decoded signature bytes of `token`.
+    public static func signature(of token: String) -> [UInt8] {
+        Base64.decode(parts(token)[2], alphabet: .url) ?? []
+    }
+}
