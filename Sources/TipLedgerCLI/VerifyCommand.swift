@@ -49,7 +49,8 @@ struct VerifyCommand: Command {
         var tally = Tally()
         var storeFailed = false
         var progress = Progress(terminal: context.terminal, clock: context.clock)
-        try VerificationPipeline(verifier: verifier).run(&reader) { items in
+        try VerificationPipeline(verifier: verifier).run(&reader) { verified in
+            let items = ledger == nil ? verified : verified.map(Self.refusingUnrecordable)
             let recordings = try ledger.map { try record(items, in: $0) } ?? Array(repeating: nil, count: items.count)
             for (item, recording) in zip(items, recordings) {
                 var result = item.result
@@ -91,6 +92,14 @@ struct VerifyCommand: Command {
             guard case .success = item.result else { return nil }
             return results.next()
         }
+    }
+
+    /// Turns a verified payload the ledger cannot key into a rejected line.
+    private static func refusingUnrecordable(_ item: VerificationPipeline.Item) -> VerificationPipeline.Item {
+        guard case .success(let payload) = item.result, let reason = Ledger.unrecordableReason(payload) else {
+            return item
+        }
+        return VerificationPipeline.Item(line: item.line, result: .failure(reason))
     }
 
     private func emit(_ report: VerifyReport, on terminal: Terminal) {

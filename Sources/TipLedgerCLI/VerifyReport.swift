@@ -84,7 +84,7 @@ struct VerifyReport {
             var words = ["line \(line): ok", payload.kind.rawValue, payload.environment.rawValue]
             switch payload {
             case .transaction(let transaction):
-                words.append("transaction \(transaction.transactionId)")
+                words.append("transaction \(transaction.transactionId ?? "-")")
                 if let product = transaction.payload.productId { words.append(product) }
             case .notification(let notification):
                 var type = notification.rawNotificationType

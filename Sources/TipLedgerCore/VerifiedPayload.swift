@@ -52,7 +52,10 @@ public struct VerifiedTransaction: Sendable {
     public let environment: AppStoreEnvironment
     /// The time the chain was checked at: `signedDate`, or the clock when it had none.
     public let effectiveDate: AppleDate
-    public let transactionId: String
+
+    /// The transaction's id. Apple's model allows it to be absent (some mock data has none);
+    /// the ledger refuses to record such a transaction.
+    public var transactionId: String? { payload.transactionId }
 }
 
 /// A signed notification whose signature, chain, identity and nested signed payloads were

@@ -271,12 +271,7 @@ public final class Verifier: Sendable {
         let environment = try checkIdentity(
             bundleId: payload.bundleId, appAppleId: nil, rawEnvironment: payload.rawEnvironment, signer: signer,
             checksBundle: true)
-        guard let transactionId = payload.transactionId, !transactionId.isEmpty else {
-            throw VerificationError(.invalidPayload, "the transaction has no transactionId")
-        }
-        return VerifiedTransaction(
-            payload: payload, jws: jws.token, environment: environment, effectiveDate: date,
-            transactionId: transactionId)
+        return VerifiedTransaction(payload: payload, jws: jws.token, environment: environment, effectiveDate: date)
     }
 
     private func notification(
@@ -289,10 +284,14 @@ public final class Verifier: Sendable {
         guard let uuid = payload.notificationUUID, let type = payload.rawNotificationType else {
             throw VerificationError(.invalidPayload, "the notification has no notificationUUID or notificationType")
         }
-        let transaction = try nested(payload.data?.signedTransactionInfo, "data.signedTransactionInfo", environment) {
+        let transaction = try nested(
+            payload.data?.signedTransactionInfo, "data.signedTransactionInfo", environment, claimed.bundleId
+        ) {
             (token) throws(VerificationError) in try verifyTransaction(token)
         }
-        let renewalInfo = try nested(payload.data?.signedRenewalInfo, "data.signedRenewalInfo", environment) {
+        let renewalInfo = try nested(
+            payload.data?.signedRenewalInfo, "data.signedRenewalInfo", environment, claimed.bundleId
+        ) {
             (token) throws(VerificationError) in
             guard case .renewalInfo(let verified) = try verifyPayload(token, as: .renewalInfo) else {
                 preconditionFailure("verifyPayload returned another kind than asked for")
@@ -300,7 +299,8 @@ public final class Verifier: Sendable {
             return verified
         }
         let appTransaction = try nested(
-            payload.appData?.signedAppTransactionInfo, "appData.signedAppTransactionInfo", environment
+            payload.appData?.signedAppTransactionInfo, "appData.signedAppTransactionInfo", environment,
+            claimed.bundleId
         ) { (token) throws(VerificationError) in
             guard case .appTransaction(let verified) = try verifyPayload(token, as: .appTransaction) else {
                 preconditionFailure("verifyPayload returned another kind than asked for")
@@ -314,9 +314,9 @@ public final class Verifier: Sendable {
     }
 
     /// Verifies a signed payload nested in a notification (steps 1–8 again); it must be for the
-    /// same environment as the notification around it.
+    /// same app and environment as the notification around it.
     private func nested<Verified>(
-        _ token: String?, _ field: String, _ environment: AppStoreEnvironment,
+        _ token: String?, _ field: String, _ environment: AppStoreEnvironment, _ bundleId: String?,
         _ verify: (String) throws(VerificationError) -> Verified
     ) throws(VerificationError) -> Verified? where Verified: Sendable {
         guard let token else { return nil }
@@ -326,13 +326,18 @@ public final class Verifier: Sendable {
         } catch {
             throw error.within(field)
         }
-        let nestedEnvironment: AppStoreEnvironment? =
+        let (nestedEnvironment, nestedBundleId): (AppStoreEnvironment?, String?) =
             switch verified {
-            case let value as VerifiedTransaction: value.environment
-            case let value as VerifiedRenewalInfo: value.environment
-            case let value as VerifiedAppTransaction: value.environment
-            default: nil
+            case let value as VerifiedTransaction: (value.environment, value.payload.bundleId)
+            case let value as VerifiedRenewalInfo: (value.environment, nil)
+            case let value as VerifiedAppTransaction: (value.environment, value.payload.bundleId)
+            default: (nil, nil)
             }
+        if let nestedBundleId, nestedBundleId != bundleId {
+            throw VerificationError(
+                .wrongBundleId,
+                "\(field): bundleId \(nestedBundleId) differs from the notification's \(bundleId ?? "none")")
+        }
         if let nestedEnvironment, nestedEnvironment != environment {
             throw VerificationError(
                 .wrongEnvironment,

@@ -3,6 +3,16 @@ public import TipLedgerCore
 internal import TipLedgerCrypto
 
 extension Ledger {
+    static let missingTransactionId = StoreError(
+        code: 0, message: "the transaction has no transactionId, so the ledger cannot key it")
+
+    /// Why a verified payload cannot be recorded, as a rejection of the input, or nil when it can.
+    /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it.
+    public static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
+        guard case .transaction(let transaction) = payload, transaction.transactionId == nil else { return nil }
+        return VerificationError(.invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
+    }
+
     /// Records a batch of verified payloads in one transaction, each in its own savepoint so
     /// one failure leaves the others recorded. Returns one result per item, in order.
     ///
@@ -56,10 +66,11 @@ struct RecordWriter {
     // MARK: Transactions submitted by the app
 
     private func recordSubmitted(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
+        guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
         let evidence = try storeEvidence(
             transaction.jws, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
-            transactionId: transaction.transactionId, notificationUUID: nil)
+            transactionId: transactionId, notificationUUID: nil)
         var outcome = RecordResult.Outcome.duplicate
         if let evidenceId = evidence.newId {
             switch try apply(transaction, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true) {
@@ -69,11 +80,11 @@ struct RecordWriter {
             }
         }
         if finish {
-            _ = try finishTransaction(transaction.environment, transaction.transactionId, source: "client")
+            _ = try finishTransaction(transaction.environment, transactionId, source: "client")
         }
-        let current = try currentState(transaction.environment, transaction.transactionId)
+        let current = try currentState(transaction.environment, transactionId)
         return RecordResult(
-            outcome: outcome, transactionId: transaction.transactionId, state: current?.state,
+            outcome: outcome, transactionId: transactionId, state: current?.state,
             finished: current?.finished)
     }
 
@@ -185,11 +196,12 @@ struct RecordWriter {
     private func apply(
         _ transaction: VerifiedTransaction, evidenceId: Int64, source: String, revokes: Bool, mayInsert: Bool
     ) throws -> Change {
+        guard let transactionId = transaction.transactionId else { return .unknown }
         let payload = transaction.payload
         let environment = transaction.environment.rawValue
         let signedDate = transaction.effectiveDate.wholeMilliseconds
         let revoked = revokes || payload.revocationType == .familyRevoke
-        guard let before = try amounts(environment, transaction.transactionId) else {
+        guard let before = try amounts(environment, transactionId) else {
             guard mayInsert else { return .unknown }
             try database.run(
                 """
@@ -198,19 +210,19 @@ struct RecordWriter {
                     storefront_id, ownership, purchase_date_ms, signed_date_ms, revocation_date_ms, revocation_reason,
                     revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, environment, transaction.transactionId, payload.originalTransactionId, payload.appTransactionId,
+                """, environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
                 payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "", payload.rawType,
                 Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront, payload.storefrontId,
                 payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds, signedDate,
                 payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
                 payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now)
-            let after = try amounts(environment, transaction.transactionId)!
+            let after = try amounts(environment, transactionId)!
             try event(
-                "recorded", transaction.transactionId, environment, source: source, currency: payload.currency,
+                "recorded", transactionId, environment, source: source, currency: payload.currency,
                 delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
             let stateEvent = try recordStateChange(
                 from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
-                transaction.transactionId, environment, source: source, currency: payload.currency)
+                transactionId, environment, source: source, currency: payload.currency)
             return .inserted(stateEvent ?? "transaction")
         }
         guard signedDate > before.signedDate else { return .stale }
@@ -223,11 +235,11 @@ struct RecordWriter {
             WHERE environment = ? AND transaction_id = ?
             """, signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
             payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
-            payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transaction.transactionId)
-        let after = try amounts(environment, transaction.transactionId)!
+            payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transactionId)
+        let after = try amounts(environment, transactionId)!
         guard
             let stateEvent = try recordStateChange(
-                from: before, to: after, transaction.transactionId, environment, source: source,
+                from: before, to: after, transactionId, environment, source: source,
                 currency: payload.currency)
         else { return .unchanged }
         return .updated(stateEvent)

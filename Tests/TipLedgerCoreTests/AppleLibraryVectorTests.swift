@@ -118,12 +118,10 @@ enum LibraryExpectations {
             leafPublicKeySPKIBase64: expect["leafPublicKeySpkiBase64"]?.stringValue)
     }
 
-    /// Cases Apple's libraries accept and tipledger rejects on purpose, with its code.
-    ///
-    /// `transactionInfo` is a bare mock (`environment`, `bundleId`, `signedDate` only). Its chain,
-    /// signature and identity pass, but it has no `transactionId`, which the ledger keys
-    /// transactions on, so `Verifier` refuses it as `invalid_payload` after every other check.
-    static let deviations: [String: VerificationError.Code] = ["txn-sandbox-valid": .invalidPayload]
+    /// Cases Apple's libraries accept and tipledger rejects on purpose, with its code. None: the
+    /// bare `transactionInfo` mock (no `transactionId`) verifies, and only the ledger refuses to
+    /// record it.
+    static let deviations: [String: VerificationError.Code] = [:]
 
     /// tipledger's code for each rejecting case. Apple's status names differ per language (the
     /// Swift library reports a missing x5c as INVALID_JWT_FORMAT, Python as VERIFICATION_FAILURE,

@@ -365,9 +365,6 @@ extension RejectionScenario {
         RejectionScenario("appAccountToken that is not a UUID", .invalidPayload) {
             try signed(TestPayloads.transaction(["appAccountToken": "\"account-7\""]))
         },
-        RejectionScenario("a transaction without transactionId", .invalidPayload, as: .transaction) {
-            try signed(TestPayloads.transaction(["transactionId": nil]))
-        },
         RejectionScenario("a notification without notificationUUID", .invalidPayload) {
             try signed(TestPayloads.notification(["notificationUUID": nil]))
         },
@@ -524,5 +521,17 @@ extension RejectionScenario {
         #expect(verifier.rejection(of: token.replacingOccurrences(of: ".", with: " . ")) == .malformedJWS)
         let parts = TestJWS.parts(token)
         #expect(verifier.rejection(of: parts[0] + ".\n" + parts[1] + "." + parts[2]) == .malformedJWS)
+    }
+}
+
+@Suite struct MissingTransactionIdTests {
+    @Test func aTransactionWithoutTransactionIdVerifiesAsApplesModelAllows() throws {
+        // Apple's model makes every field optional (its `transactionInfo` mock has no id); the
+        // verifier accepts it and the ledger is the one to refuse recording it.
+        let token = try JWSSigner(pki: TestChains.standard).sign(
+            payload: Array(TestPayloads.transaction(["transactionId": nil]).utf8))
+        let verified = try TestChains.verifier().verifyTransaction(token)
+        #expect(verified.transactionId == nil)
+        #expect(verified.environment == .sandbox)
     }
 }
