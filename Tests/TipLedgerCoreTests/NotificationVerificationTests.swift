@@ -84,6 +84,20 @@ import TipLedgerTestSupport
         #expect(try TestChains.verifier().rejection(of: token) == .wrongBundleId)
     }
 
+    @Test func nestedTransactionForAnotherConfiguredAppIsRejected() throws {
+        // Both apps are accepted, but a notification for one must not carry the other's purchase.
+        let verifier = Verifier(
+            trustStore: try TrustStore(roots: [TestChains.standard.root]),
+            policy: VerificationPolicy(
+                bundleIds: ["com.example.tips", "com.example.other"], environments: [.sandbox],
+                appAppleId: 1_234_567_890),
+            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)))
+        let other = try signed(TestPayloads.transaction(["bundleId": "\"com.example.other\""]))
+        #expect(verifier.rejection(of: other) == nil)
+        let token = try notification(data: ["signedTransactionInfo": TestPayloads.quoted(other)])
+        #expect(verifier.rejection(of: token) == .wrongBundleId)
+    }
+
     @Test func nestedTransactionIsCheckedAtItsOwnSignedDate() throws {
         let pki = TestChains.shortLivedLeaf
         let day: Int64 = 86_400_000
