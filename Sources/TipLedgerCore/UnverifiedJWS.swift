@@ -17,15 +17,26 @@ public struct UnverifiedJWS: Sendable {
     let signingInputCount: Int
 
     /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
+    ///
+    /// `headers`, when given, remembers decoded headers: every token from one signing chain has
+    /// the same ~4 KB header (its `x5c`), so decoding it once saves most of the parsing work.
     public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
+        try parse(text, headers: nil)
+    }
+
+    static func parse(_ text: String, headers: HeaderCache?) throws(VerificationError) -> UnverifiedJWS {
         let token = trimmed(text)
+        let parsed = token.utf8.withContiguousStorageIfAvailable { bytes in
+            Result { () throws(VerificationError) in try parse(bytes: bytes, token: token, headers: headers) }
+        }
+        if let parsed { return try parsed.get() }
         return try Array(token.utf8).withUnsafeBufferPointer { (bytes) throws(VerificationError) in
-            try parse(bytes: bytes, token: token)
+            try parse(bytes: bytes, token: token, headers: headers)
         }
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>, token: String) throws(VerificationError)
-        -> UnverifiedJWS
+    private static func parse(bytes: UnsafeBufferPointer<UInt8>, token: String, headers: HeaderCache?)
+        throws(VerificationError) -> UnverifiedJWS
     {
         guard bytes.count <= VerificationPolicy.maximumTokenBytes else {
             throw VerificationError(
@@ -37,7 +48,14 @@ public struct UnverifiedJWS: Sendable {
         else {
             throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
         }
-        let header = try decodeObject(UnsafeBufferPointer(rebasing: bytes[..<firstDot]), part: "header")
+        let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
+        let header: [String: JSONValue]
+        if let known = headers?.header(for: headerSegment) {
+            header = known
+        } else {
+            header = try decodeObject(headerSegment, part: "header")
+            headers?.remember(header, for: headerSegment)
+        }
         let payload = try decodeObject(
             UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), part: "payload")
         guard let signature = Base64.decode(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]), alphabet: .url)

@@ -20,6 +20,7 @@ public final class Verifier: Sendable {
     public let policy: VerificationPolicy
     public let clock: WallClock
     let chains = ChainCache()
+    let headers = HeaderCache()
 
     public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock = .system) {
         self.trustStore = trustStore
@@ -62,7 +63,7 @@ public final class Verifier: Sendable {
 
     /// Verifies a JWS as `kind`, or as the kind its payload shows when `kind` is nil.
     public func verifyPayload(_ token: String, as expected: PayloadKind?) throws(VerificationError) -> VerifiedPayload {
-        let jws = try UnverifiedJWS.parse(token)
+        let jws = try UnverifiedJWS.parse(token, headers: headers)
         try checkAlgorithm(jws.header)
         let x5c = try certificateTexts(jws.header)
         let kind: PayloadKind

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import Synchronization
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Decoded JWS headers by their exact base64url text.
+///
+/// All tokens from one signing chain share one ~4 KB header (the `x5c` certificates), which
+/// costs more to decode and parse than the rest of the token. A few entries cover every chain
+/// in use; lookups compare the whole text, so a hit is always the same header. Bounded and safe
+/// to share between threads.
+final class HeaderCache: Sendable {
+    private struct Entry {
+        let text: [UInt8]
+        let header: [String: JSONValue]
+    }
+
+    let capacity: Int
+    private let entries = Mutex<[Entry]>([])
+
+    init(capacity: Int = 8) {
+        self.capacity = capacity
+    }
+
+    /// The header decoded from exactly `segment`, if it was seen before.
+    func header(for segment: UnsafeBufferPointer<UInt8>) -> [String: JSONValue]? {
+        guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
+        return entries.withLock { entries in
+            for entry in entries where entry.text.count == segment.count {
+                let same = entry.text.withUnsafeBufferPointer { memcmp($0.baseAddress!, start, segment.count) == 0 }
+                if same { return entry.header }
+            }
+            return nil
+        }
+    }
+
+    /// Remembers `header` as the decoding of `segment`, dropping the oldest entry when full.
+    func remember(_ header: [String: JSONValue], for segment: UnsafeBufferPointer<UInt8>) {
+        // Headers of legitimate tokens are a few KB; keep larger ones out of the cache.
+        guard segment.count <= 16 * 1024 else { return }
+        let entry = Entry(text: Array(segment), header: header)
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeFirst() }
+            entries.append(entry)
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+}
