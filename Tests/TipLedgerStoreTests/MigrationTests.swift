@@ -82,7 +82,7 @@ import TipLedgerTestSupport
         #expect(try Self.pragma("user_version", at: path) == Int64(Migration.latestVersion + 1))
     }
 
-    @Test func sqliteFileOfAnotherApplicationIsRefusedAndLeftAlone() throws {
+    @Test func sqliteFileOfAnotherApplicationIsRefusedWithItsSchemaUnchanged() throws {
         let other = try Database(path: path)
         try other.execute("PRAGMA application_id = 1234; CREATE TABLE notes (body TEXT);")
         let before = try Self.schema(at: path)
