@@ -75,8 +75,8 @@ struct RecordWriter {
         if let evidenceId = evidence.newId {
             switch try apply(transaction, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true) {
             case .inserted: outcome = .recorded
-            case .updated: outcome = .updated
-            case .unchanged, .stale, .unknown: outcome = .duplicate
+            case .updated, .unchanged: outcome = .updated
+            case .stale, .unknown: outcome = .duplicate
             }
         }
         if finish {

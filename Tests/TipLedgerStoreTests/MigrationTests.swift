@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import TipLedgerCore
+import TipLedgerTestSupport
+
+@testable import TipLedgerStore
+
+/// SPEC 4: numbered migrations, one transaction each, recorded in `user_version`; newer and
+/// foreign databases refused.
+@Suite struct MigrationTests {
+    let directory: TemporaryDirectory
+    let path: String
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        path = directory.file("ledger.sqlite")
+    }
+
+    /// A migration after the embedded ones.
+    static func extra(_ sql: String, name: String = "extra") -> Migration {
+        let version = Migration.latestVersion + 1
+        return Migration(version: version, name: "\(fourDigits(version))_\(name).sql", sql: sql)
+    }
+
+    /// The schema as SQLite records it, to compare before and after.
+    static func schema(at path: String) throws -> [String] {
+        let database = try Database(path: path)
+        return try database.query(
+            "SELECT type || ' ' || name || ': ' || coalesce(sql, '') FROM sqlite_schema ORDER BY type, name", []
+        ) { $0.text(0) ?? "" }
+    }
+
+    static func pragma(_ name: String, at path: String) throws -> Int64 {
+        try Database(path: path).pragmaInteger(name)
+    }
+
+    @Test func freshLedgerHasTheLatestVersionAndTheApplicationId() throws {
+        let ledger = try Ledger.open(path: path)
+
+        #expect(try ledger.schemaVersion() == Migration.latestVersion)
+        #expect(try ledger.integer("PRAGMA application_id") == 0x5450_4C47)
+        #expect(
+            try ledger.texts("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") == [
+                "consumption_requests", "events", "evidence", "jws_headers", "notifications", "transactions",
+            ])
+        #expect(
+            try ledger.integer(
+                "SELECT count(*) FROM pragma_table_list WHERE schema = 'main' AND strict = 0 "
+                    + "AND name NOT LIKE 'sqlite_%'") == 0)
+    }
+
+    @Test func migratingAFreshFileReportsBothVersions() throws {
+        let versions = try Ledger.migrate(path: path)
+
+        #expect(versions.from == 0)
+        #expect(versions.to == Migration.latestVersion)
+    }
+
+    @Test func migratingAnUpToDateLedgerChangesNothing() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction())
+        let before = try Self.schema(at: store.path)
+
+        let versions = try Ledger.migrate(path: store.path)
+
+        #expect(versions.from == Migration.latestVersion)
+        #expect(versions.to == Migration.latestVersion)
+        #expect(try Self.schema(at: store.path) == before)
+        #expect(try store.count("transactions") == 1)
+    }
+
+    @Test func ledgerWithANewerSchemaIsRefusedNamingBothVersions() throws {
+        try Ledger.migrate(
+            path: path, migrations: Migration.all + [Self.extra("CREATE TABLE later (id INTEGER) STRICT;")])
+
+        let error = try #require(throws: StoreError.self) { try Ledger.open(path: path) }
+
+        #expect(error.message.contains("schema version \(Migration.latestVersion + 1)"))
+        #expect(error.message.contains("newer than this tipledger's \(Migration.latestVersion)"))
+        #expect(error.hint != nil)
+        #expect(try Self.pragma("user_version", at: path) == Int64(Migration.latestVersion + 1))
+    }
+
+    @Test func sqliteFileOfAnotherApplicationIsRefusedWithItsSchemaUnchanged() throws {
+        let other = try Database(path: path)
+        try other.execute("PRAGMA application_id = 1234; CREATE TABLE notes (body TEXT);")
+        let before = try Self.schema(at: path)
+
+        let error = try #require(throws: StoreError.self) { try Ledger.open(path: path) }
+
+        #expect(error.message.contains("another application"))
+        #expect(try Self.schema(at: path) == before)
+        #expect(try Self.pragma("user_version", at: path) == 0)
+    }
+
+    @Test func failedMigrationLeavesThePreviousSchemaAndVersion() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction())
+        let before = try Self.schema(at: store.path)
+        let bad = Self.extra("CREATE TABLE half_done (id INTEGER) STRICT;\nTHIS IS NOT SQL;", name: "bad")
+
+        let error = try #require(throws: StoreError.self) {
+            try Ledger.migrate(path: store.path, migrations: Migration.all + [bad])
+        }
+
+        #expect(error.message.contains("migration \(bad.name) failed"))
+        #expect(error.hint?.contains("schema version \(Migration.latestVersion)") == true)
+        #expect(try Self.schema(at: store.path) == before)
+        #expect(try Self.pragma("user_version", at: store.path) == Int64(Migration.latestVersion))
+        #expect(try store.count("transactions") == 1)
+        #expect(try Ledger.open(path: store.path).schemaVersion() == Migration.latestVersion)
+    }
+
+    @Test func failedMigrationOnAFreshFileKeepsTheMigrationsBeforeIt() throws {
+        let bad = Self.extra("CREATE TABLE half_done (id INTEGER) STRICT; THIS IS NOT SQL;", name: "bad")
+
+        #expect(throws: StoreError.self) { try Ledger.migrate(path: path, migrations: Migration.all + [bad]) }
+
+        #expect(try Self.pragma("user_version", at: path) == Int64(Migration.latestVersion))
+        #expect(try Self.schema(at: path).contains { $0.contains("half_done") } == false)
+        let ledger = try Ledger.open(path: path)
+        #expect(try ledger.schemaVersion() == Migration.latestVersion)
+    }
+
+    @Test func laterMigrationAppliesToAnExistingLedgerInOneStep() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction())
+        let later = Self.extra("ALTER TABLE transactions ADD COLUMN note TEXT;")
+
+        let versions = try Ledger.migrate(path: store.path, migrations: Migration.all + [later])
+
+        #expect(versions.from == Migration.latestVersion)
+        #expect(versions.to == Migration.latestVersion + 1)
+        #expect(try Self.pragma("user_version", at: store.path) == Int64(Migration.latestVersion + 1))
+        #expect(try Self.schema(at: store.path).contains { $0.contains("note TEXT") })
+    }
+
+    /// `scripts/embed` must have run after every change to `migrations/`: the binary carries
+    /// exactly the files, in order, with the same text.
+    @Test func embeddedMigrationsEqualTheFilesInTheMigrationsFolder() throws {
+        let folder = Fixtures.projectDirectory + "/migrations"
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
+
+        #expect(Migration.all.map(\.name) == names)
+        #expect(Migration.all.map(\.version) == Array(1...names.count))
+        #expect(Migration.latestVersion == names.count)
+        for (migration, name) in zip(Migration.all, names) {
+            var text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            while text.hasSuffix("\n") { text.removeLast() }
+            #expect(migration.sql == text, "\(name) differs from its embedded copy; run scripts/embed")
+            #expect(name.hasPrefix("\(fourDigits(migration.version))_"), "\(name)")
+        }
+    }
+}
+
+/// `number` with leading zeros to four digits, as migration files are named.
+func fourDigits(_ number: Int) -> String {
+    let digits = String(number)
+    return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+}
