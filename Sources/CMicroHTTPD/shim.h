@@ -8,10 +8,7 @@
 #include <sys/types.h>
 #include <microhttpd.h>
 
-// MHD_start_daemon is variadic; this fixes the option list tipledger uses. The daemon serves an
-// already listening socket (the caller binds it to know the port and the exact bind error) with
-// `worker_threads` threads, calls `handler` for every request and `completed` once per request
-// that reached the handler.
+// MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init).
 static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_socket listen_socket,
                                                      MHD_AccessHandlerCallback handler, void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
@@ -27,8 +24,7 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
                             MHD_OPTION_END);
 }
 
-// MHD_get_connection_info is variadic; this returns the peer's address (owned by the connection,
-// valid until it closes) or NULL.
+// MHD_get_connection_info is variadic; the peer address (valid while the connection is open) or NULL.
 static inline const struct sockaddr *tl_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
