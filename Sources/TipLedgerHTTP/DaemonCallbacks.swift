@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import CMicroHTTPD
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// The C callbacks libmicrohttpd calls on its worker threads.
+///
+/// A plain nonisolated type on purpose: top-level code and anything main-actor isolated would be
+/// entered from a foreign thread. The callbacks reach only `DaemonContext` (Sendable) and the
+/// request's own `RequestContext`, which libmicrohttpd never hands to two threads at once.
+enum DaemonCallbacks {
+    /// `MHD_AccessHandlerCallback`: called once when the headers are in (`*con_cls` still NULL),
+    /// once per piece of body (`*upload_data_size` > 0), and once more with no data when the
+    /// whole request has arrived. The manual: "The response cannot be queued when this callback
+    /// is called to process the client upload data", so answers are queued only on the first or
+    /// the last call. Returning `MHD_NO` closes the connection without an answer.
+    static let accessHandler: MHD_AccessHandlerCallback = {
+        contextPointer, connection, url, method, _, uploadData, uploadDataSize, requestSlot in
+        guard let contextPointer, let connection, let uploadDataSize, let requestSlot else { return .NO }
+        // Borrowed: HTTPServer owns the context and outlives the daemon.
+        let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+
+        guard let slot = requestSlot.pointee else {
+            return begin(connection, url: url, method: method, requestSlot: requestSlot, context: context)
+        }
+        // Borrowed: the slot keeps the +1 until the completion callback.
+        let request = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
+
+        let size = uploadDataSize.pointee
+        if size > 0 {
+            return receive(
+                UnsafeRawBufferPointer(start: uploadData, count: size), into: request, context: context,
+                consumed: uploadDataSize)
+        }
+        return finish(connection, request: request, context: context)
+    }
+
+    /// `MHD_RequestCompletedCallback`: libmicrohttpd is done with the request (answered, failed,
+    /// timed out or shut down). Called once per request that reached `accessHandler`.
+    static let requestCompleted: MHD_RequestCompletedCallback = { contextPointer, _, requestSlot, termination in
+        guard let contextPointer, let requestSlot, let slot = requestSlot.pointee else { return }
+        requestSlot.pointee = nil
+        // Takes back the +1 `begin` gave the slot; the request context is freed when this scope ends.
+        let request = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
+        let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+        if let status = request.status, let log = context.accessLog {
+            log(
+                AccessLogEntry(
+                    method: request.method, path: request.path, status: status,
+                    responseBytes: request.responseBytes, requestBytes: request.body.count,
+                    durationMicroseconds: microseconds(request.started.duration(to: .now)),
+                    remoteAddress: request.remoteAddress,
+                    completed: termination == .REQUEST_TERMINATED_COMPLETED_OK))
+        }
+        // Last, so that `stop` returning means every drained request has also been logged.
+        context.inFlight.leave()
+    }
+
+    // MARK: - The three phases of a request
+
+    /// First call: the headers are in. Records the request and refuses a declared body over
+    /// the limit at once, before the client sends it: with `Expect: 100-continue` libmicrohttpd
+    /// then sends the 413 instead of `100 Continue`, and otherwise closes the connection after
+    /// the answer rather than read the body.
+    private static func begin(
+        _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+        requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, context: DaemonContext
+    ) -> MHD_Result {
+        let request = RequestContext(
+            method: method.map { String(cString: $0) } ?? "",
+            path: url.map { String(cString: $0) } ?? "",
+            remoteAddress: remoteAddress(of: connection),
+            started: .now)
+        context.inFlight.enter()
+        // The slot now owns a +1 on the request; `requestCompleted` releases it.
+        requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
+
+        if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+            let length = UInt64(String(cString: declared)), length > UInt64(context.maximumBodyBytes)
+        {
+            request.tooLarge = true
+            return queue(tooLargeResponse(context), on: connection, for: request, context: context)
+        }
+        return .YES
+    }
+
+    /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
+    /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.
+    private static func receive(
+        _ data: UnsafeRawBufferPointer, into request: RequestContext, context: DaemonContext,
+        consumed uploadDataSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        uploadDataSize.pointee = 0
+        request.receivedBytes += data.count
+        if !request.tooLarge {
+            if request.body.count + data.count <= context.maximumBodyBytes {
+                request.body.append(contentsOf: data)
+            } else {
+                request.tooLarge = true
+                request.body = []
+            }
+        }
+        // A chunked body far past the limit: stop reading and close rather than stream on.
+        if request.tooLarge && request.receivedBytes > context.maximumBodyBytes + context.discardAllowanceBytes {
+            return .NO
+        }
+        return .YES
+    }
+
+    /// Last call: the whole request is in. Answers 413 for a body that grew past the limit,
+    /// otherwise calls the handler.
+    private static func finish(
+        _ connection: OpaquePointer, request: RequestContext, context: DaemonContext
+    ) -> MHD_Result {
+        if request.tooLarge {
+            return queue(tooLargeResponse(context), on: connection, for: request, context: context)
+        }
+        let httpRequest = HTTPRequest(
+            method: request.method, path: request.path,
+            query: HTTPQuery(values(of: connection, kind: .GET_ARGUMENT_KIND).map(HTTPQuery.Item.init)),
+            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND).map(HTTPHeaders.Field.init)),
+            body: request.body, remoteAddress: request.remoteAddress)
+        let response = context.handler(httpRequest)
+        return queue(response, on: connection, for: request, context: context)
+    }
+
+    // MARK: - Responses
+
+    private static func tooLargeResponse(_ context: DaemonContext) -> HTTPResponse {
+        .error(
+            status: 413, code: "body_too_large",
+            message: "the request body is larger than \(context.maximumBodyBytes) bytes")
+    }
+
+    /// The answer sent in place of a response the adapter cannot send faithfully.
+    private static let internalErrorResponse = HTTPResponse.error(
+        status: 500, code: "internal_error", message: "internal error")
+
+    /// Header fields the server derives from the body itself.
+    private static let framingFields = ["Content-Length", "Transfer-Encoding"]
+
+    /// Copies `response` into a libmicrohttpd response and queues it; records what was sent.
+    private static func queue(
+        _ response: HTTPResponse, on connection: OpaquePointer, for request: RequestContext,
+        context: DaemonContext
+    ) -> MHD_Result {
+        let response = isSendable(response) ? response : internalErrorResponse
+        // RESPMEM_MUST_COPY: libmicrohttpd copies the bytes before returning, so the Swift buffer
+        // needs to live only for this call. The new response starts with one reference, ours.
+        let created = response.body.withUnsafeBytes { bytes in
+            MHD_create_response_from_buffer(
+                bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else { return .NO }
+        // MHD_queue_response takes its own reference; ours is dropped on every path out.
+        defer { MHD_destroy_response(mhdResponse) }
+
+        for field in response.headers where !framingFields.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
+            // MHD_add_response_header copies both strings.
+            guard MHD_add_response_header(mhdResponse, field.name, field.value) == .YES else { return .NO }
+        }
+        if context.draining.load(ordering: .relaxed) {
+            guard MHD_add_response_header(mhdResponse, "Connection", "close") == .YES else { return .NO }
+        }
+        guard MHD_queue_response(connection, UInt32(response.status), mhdResponse) == .YES else { return .NO }
+        request.status = response.status
+        request.responseBytes = response.body.count
+        return .YES
+    }
+
+    /// Whether the status is a final one and every header field can go on the wire as it is.
+    private static func isSendable(_ response: HTTPResponse) -> Bool {
+        guard (200...599).contains(response.status) else { return false }
+        return response.headers.allSatisfy { field in
+            !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte)
+                && field.value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+        }
+    }
+
+    /// RFC 9110 `tchar`: the bytes a field name may contain.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    // MARK: - Reading the request
+
+    /// The key/value pairs of one kind (headers, query arguments) in the order received,
+    /// already percent-decoded by libmicrohttpd for query arguments.
+    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        // The iterator runs synchronously inside MHD_get_connection_values_n, so the pointer to
+        // `pairs` it receives is valid for every call. Keys and values point into the
+        // connection's memory pool: copied into Swift strings here, never kept.
+        withUnsafeMutablePointer(to: &pairs) { pairsPointer in
+            _ = MHD_get_connection_values_n(
+                connection, kind,
+                { cls, _, key, keyLength, value, valueLength in
+                    guard let pairs = cls?.assumingMemoryBound(to: [(String, String)].self) else {
+                        return .NO
+                    }
+                    pairs.pointee.append(
+                        (DaemonCallbacks.text(key, keyLength), DaemonCallbacks.text(value, valueLength)))
+                    return .YES
+                }, pairsPointer)
+        }
+        return pairs
+    }
+
+    /// The bytes at `pointer` as UTF-8 text (invalid sequences replaced); empty for NULL.
+    private static func text(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> String {
+        guard let pointer else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+    }
+
+    /// The client's IP address as text, without the port; empty if libmicrohttpd has none.
+    private static func remoteAddress(of connection: OpaquePointer) -> String {
+        // Points into the connection, valid while it is open: read here, not kept.
+        guard let address = tl_mhd_client_address(connection) else { return "" }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written: UnsafePointer<CChar>?
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            written = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                withUnsafePointer(to: ipv4.pointee.sin_addr) {
+                    inet_ntop(AF_INET, $0, &buffer, socklen_t(buffer.count))
+                }
+            }
+        case AF_INET6:
+            written = address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                withUnsafePointer(to: ipv6.pointee.sin6_addr) {
+                    inet_ntop(AF_INET6, $0, &buffer, socklen_t(buffer.count))
+                }
+            }
+        default:
+            written = nil
+        }
+        guard written != nil else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    private static func microseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    }
+}

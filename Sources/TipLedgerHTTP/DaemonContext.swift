@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import Dispatch
+internal import Synchronization
+
+/// What libmicrohttpd's callbacks reach for every request: the handler, the limits and the
+/// count of requests in flight. Immutable or synchronised, so any worker thread may use it.
+///
+/// Ownership: `HTTPServer` keeps the only strong reference and passes it to the daemon unretained
+/// (`Unmanaged.passUnretained`) as the callbacks' closure argument. That is safe because the
+/// server stops the daemon (`MHD_stop_daemon`, after which no callback runs) before it lets go.
+final class DaemonContext: Sendable {
+    let handler: HTTPHandler
+    let accessLog: AccessLogger?
+    let maximumBodyBytes: Int
+    /// Body bytes read and thrown away after a chunked body passed the limit, before the
+    /// connection is closed without an answer: enough to answer a slightly oversized body with
+    /// 413, not enough to let a client stream forever.
+    let discardAllowanceBytes: Int
+    /// One `enter` per request that reached the handler callback, one `leave` when libmicrohttpd
+    /// reports it completed; `stop` waits on it.
+    let inFlight = DispatchGroup()
+    /// Set when `stop` begins: responses then carry `Connection: close` so that keep-alive
+    /// clients do not hold the drain open with new requests.
+    let draining = Atomic<Bool>(false)
+
+    init(handler: @escaping HTTPHandler, accessLog: AccessLogger?, maximumBodyBytes: Int) {
+        self.handler = handler
+        self.accessLog = accessLog
+        self.maximumBodyBytes = maximumBodyBytes
+        self.discardAllowanceBytes = 1 << 20
+    }
+}

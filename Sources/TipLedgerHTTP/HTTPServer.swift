@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import CMicroHTTPD
+internal import Dispatch
+internal import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that hands each complete request to an `HTTPHandler`.
+///
+/// It serves from the moment `init` returns until `stop` (or until it is released, which stops
+/// it without a grace period). A pool of `workerThreads` threads (one per core by default)
+/// reads requests and runs the handler; while a handler runs, the other connections of its
+/// worker wait, which suits short CPU-bound work such as signature checks. Safety limits come
+/// from `HTTPServerConfiguration`: bodies over the limit get 413 without being kept (a declared
+/// `Content-Length` is refused before the client sends the body), silent connections are closed
+/// after the timeout, and connections over the limit wait in the kernel's queue.
+/// See <https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html>.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    /// The port the server listens on; the kernel's choice when the configuration asked for 0.
+    public let port: UInt16
+
+    private let context: DaemonContext
+    private let lifecycle: Mutex<Lifecycle>
+    /// Entered while the daemon runs; a `stop` racing the first one waits on it.
+    private let running = DispatchGroup()
+
+    private enum Lifecycle {
+        case running(Daemon)
+        case stopping
+        case stopped(drained: Bool)
+    }
+
+    /// The daemon handle and its listening socket.
+    ///
+    /// `@unchecked Sendable`: libmicrohttpd allows `MHD_quiesce_daemon` and `MHD_stop_daemon`
+    /// from any thread; the lifecycle state hands the handle to exactly one `stop`.
+    private struct Daemon: @unchecked Sendable {
+        let pointer: OpaquePointer
+        let socket: ListenSocket
+    }
+
+    /// Binds the listen address and starts serving.
+    ///
+    /// - Parameters:
+    ///   - accessLog: called once per answered request after its response (see `AccessLogEntry`).
+    ///   - handler: answers each request; called concurrently on worker threads.
+    /// - Throws: `HTTPServerError` when the configuration is out of range, the address cannot be
+    ///   bound (in use, not local, not permitted) or libmicrohttpd cannot start.
+    public init(
+        configuration: HTTPServerConfiguration, accessLog: AccessLogger? = nil,
+        handler: @escaping HTTPHandler
+    ) throws(HTTPServerError) {
+        try configuration.validate()
+        let socket = try ListenSocket.open(configuration.listenAddress)
+        let context = DaemonContext(
+            handler: handler, accessLog: accessLog, maximumBodyBytes: configuration.maximumBodyBytes)
+
+        // A fixed pool of worker threads, each with its own epoll set, accepting from the shared
+        // listen socket and running handlers for its connections. Chosen over one thread per
+        // connection: in that mode libmicrohttpd 0.9.75 kept counting connections their clients
+        // had already closed (their threads are reaped later by the listening thread), and under
+        // load clients connecting per request were reset well below the real concurrency. A
+        // worker reaps its own connections in its own loop.
+        // MHD_USE_ITC is required for MHD_quiesce_daemon with a pool, and makes a worker whose
+        // share of the limit is full stop polling the listen socket ("This will cause the
+        // operating system to queue connections ... above the connection limit") instead of
+        // accepting and closing. No MHD_USE_ERROR_LOG: it writes free-form lines to stderr.
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+        // The context goes in unretained: `self` keeps it alive and stops the daemon before
+        // releasing it (see `deinit`), and no callback runs after MHD_stop_daemon returns.
+        let contextPointer = Unmanaged.passUnretained(context).toOpaque()
+        guard
+            let daemon = tl_mhd_start_daemon(
+                flags, socket.descriptor, DaemonCallbacks.accessHandler, contextPointer,
+                DaemonCallbacks.requestCompleted, contextPointer, UInt32(configuration.workerThreads),
+                UInt32(configuration.connectionLimit),
+                UInt32(configuration.connectionTimeoutSeconds))
+        else {
+            // Deliberately not closed: libmicrohttpd 0.9.75 closes a socket given with
+            // MHD_OPTION_LISTEN_SOCKET on some failure paths (a thread it cannot create) and not
+            // on others (invalid options). Leaking one descriptor beats closing a number another
+            // thread may already have reused.
+            throw .daemonStartFailed(address: configuration.listenAddress.description)
+        }
+
+        self.configuration = configuration
+        self.port = socket.port
+        self.context = context
+        self.lifecycle = Mutex(.running(Daemon(pointer: daemon, socket: socket)))
+        running.enter()
+    }
+
+    deinit {
+        stop(gracePeriod: .zero)
+    }
+
+    /// Stops gracefully: refuses new connections, lets requests in flight finish, then stops.
+    ///
+    /// From the first moment new connections are refused (connections queued but not yet
+    /// accepted are reset), and responses carry `Connection: close`. It then waits up to
+    /// `gracePeriod` for every request already being received or handled to be answered, and
+    /// finally stops the daemon, which closes the remaining connections (idle keep-alive ones,
+    /// and slow ones still sending after the grace period).
+    ///
+    /// Blocks the calling thread. A handler that never returns blocks it for ever, since
+    /// libmicrohttpd joins every worker thread; for the same reason a handler must never call
+    /// it. Calls after the first wait for the first to finish and return its result.
+    ///
+    /// - Returns: true when every request in flight finished within the grace period.
+    @discardableResult
+    public func stop(gracePeriod: Duration = .seconds(10)) -> Bool {
+        let daemon: Daemon? = lifecycle.withLock { state in
+            guard case .running(let daemon) = state else { return nil }
+            state = .stopping
+            return daemon
+        }
+        guard let daemon else {
+            running.wait()
+            return lifecycle.withLock { state in
+                if case .stopped(let drained) = state { return drained }
+                return false
+            }
+        }
+
+        context.draining.store(true, ordering: .relaxed)
+        // Stops libmicrohttpd polling the listen socket and hands it back to us; the manual:
+        // "it must not be closed until AFTER MHD_stop_daemon has been called".
+        _ = MHD_quiesce_daemon(daemon.pointer)
+        daemon.socket.refuseNewConnections()
+
+        let drained = context.inFlight.wait(timeout: .now() + Self.dispatchInterval(gracePeriod)) == .success
+
+        // Closes the connections left and joins their threads; the completion callback has run
+        // for every request when it returns.
+        MHD_stop_daemon(daemon.pointer)
+        daemon.socket.close()
+
+        lifecycle.withLock { $0 = .stopped(drained: drained) }
+        running.leave()
+        return drained
+    }
+
+    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0 else { return .nanoseconds(0) }
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max) else { return .never }
+        return .nanoseconds(Int(nanoseconds.partialValue + attoseconds / 1_000_000_000))
+    }
+}

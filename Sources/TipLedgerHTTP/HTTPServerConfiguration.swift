@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// The server's address and safety limits.
+///
+/// The defaults suit a small service behind the App Store's notification sender and an app's
+/// clients: few, small requests, so limits are tight.
+public struct HTTPServerConfiguration: Sendable, Equatable {
+    /// Where to listen; port 0 picks a free port.
+    public var listenAddress: ListenAddress
+    /// Threads that serve connections (each runs handlers for the connections it accepted).
+    public var workerThreads: Int = HTTPServerConfiguration.defaultWorkerThreads
+    /// Most connections served at once, at least `workerThreads`. libmicrohttpd gives each
+    /// worker an equal share; a worker whose share is full stops accepting, so connections
+    /// beyond the limit wait in the kernel's accept queue until one closes.
+    public var connectionLimit: Int = 64
+    /// Seconds a connection may stay silent (no byte received or sent) before it is closed:
+    /// bounds idle keep-alive connections and clients that stall mid-request. Whole seconds,
+    /// at least 1 (libmicrohttpd's unit).
+    public var connectionTimeoutSeconds: Int = 30
+    /// Largest request body accepted, in bytes; a larger one gets 413 without being kept.
+    public var maximumBodyBytes: Int = 64 * 1024
+
+    public init(listenAddress: ListenAddress) {
+        self.listenAddress = listenAddress
+    }
+
+    /// The processors online, at least 2 so that one slow handler never stalls every client,
+    /// and at most 64 so that the default connection limit leaves each worker a share.
+    public static var defaultWorkerThreads: Int {
+        min(64, max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    }
+
+    /// Throws when a limit is out of range.
+    func validate() throws(HTTPServerError) {
+        guard (1...256).contains(workerThreads) else {
+            throw .invalidConfiguration("worker threads \(workerThreads) is not in 1…256")
+        }
+        guard (workerThreads...4096).contains(connectionLimit) else {
+            throw .invalidConfiguration("connection limit \(connectionLimit) is not in \(workerThreads)…4096")
+        }
+        guard (1...86_400).contains(connectionTimeoutSeconds) else {
+            throw .invalidConfiguration("connection timeout \(connectionTimeoutSeconds) s is not in 1…86400")
+        }
+        guard (0...(16 << 20)).contains(maximumBodyBytes) else {
+            throw .invalidConfiguration("maximum body \(maximumBodyBytes) bytes is not in 0…16 MiB")
+        }
+    }
+}
