@@ -36,6 +36,6 @@ WORKDIR /data
 USER tipledger:tipledger
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=3s --start-period=5s --retries=3 \
-    CMD ["tipledger", "health", "--url", "http://127.0.0.1:8080/healthz"]
+    CMD ["tipledger", "health", "--listen", "127.0.0.1:8080"]
 ENTRYPOINT ["tipledger"]
 CMD ["serve", "--listen", "0.0.0.0:8080"]

@@ -11,7 +11,8 @@ public enum CLI {
     static var commands: [any Command.Type] {
         [
             VerifyCommand.self, FinishCommand.self, PendingCommand.self, RestoreCommand.self, ReportCommand.self,
-            MigrateCommand.self, ReverifyCommand.self, BackupCommand.self, TestkitCommand.self,
+            MigrateCommand.self, ReverifyCommand.self, BackupCommand.self, ServeCommand.self, HealthCommand.self,
+            TestkitCommand.self,
         ]
     }
 

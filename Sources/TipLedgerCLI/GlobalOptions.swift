@@ -21,6 +21,8 @@ struct GlobalOptions {
     var keysDirectory: String?
     var format: Format
     var catalogPath: String?
+    /// `TIPLEDGER_LISTEN`, read by `serve` and `health` (which also take `--listen`).
+    var listen: String?
 
     static let usage = """
         Global options (also read from the environment; a flag wins):
@@ -68,6 +70,7 @@ struct GlobalOptions {
         rootFiles = try scanner.values("--root")
         keysDirectory = try setting("--keys", "TIPLEDGER_KEYS")
         catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
+        listen = environment["TIPLEDGER_LISTEN"].flatMap { $0.isEmpty ? nil : $0 }
         let formatName = try scanner.value("--format") ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage("--format must be text, json or csv, not '\(formatName)'")

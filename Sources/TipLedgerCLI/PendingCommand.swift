@@ -26,17 +26,13 @@ struct PendingCommand: Command {
         let transactions = try ledger.pending()
         switch format {
         case .json, .csv:
-            var writer = JSONWriter()
-            writer.object { object in
-                object.array("transactions", transactions) { TransactionJSON.write($1, catalog: catalog, to: &$0) }
-            }
-            context.terminal.line(writer.text)
+            context.terminal.line(LedgerJSON.transactions(transactions, catalog: catalog))
         case .text:
             guard !transactions.isEmpty else {
                 context.terminal.line("no pending transactions")
                 return .success
             }
-            context.terminal.write(TransactionJSON.table(transactions, catalog: catalog).render())
+            context.terminal.write(TransactionTable.make(transactions, catalog: catalog).render())
         }
         return .success
     }

@@ -30,47 +30,18 @@ struct ReportCommand: Command {
     let format: GlobalOptions.Format
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
-        var query = ReportQuery()
-        if let by = try scanner.value("--by") {
-            guard let grouping = ReportGrouping(rawValue: by) else {
-                throw CLIError.usage(
-                    "--by must be one of \(ReportGrouping.allCases.map(\.rawValue).joined(separator: ", ")), not '\(by)'",
-                    command: Self.name)
+        do {
+            query = try ReportQuery(
+                by: scanner.value("--by"), since: scanner.value("--since"), until: scanner.value("--until"),
+                environments: globals.environmentsWereGiven ? globals.environments.sorted() : nil)
+            commission = try scanner.value("--commission").map { (text) throws(ReportQuery.ParameterError) in
+                try ReportQuery.commissionRate(text)
             }
-            query.grouping = grouping
-        }
-        query.since = try Self.date(scanner.value("--since"), option: "--since", endOfDay: false)
-        query.until = try Self.date(scanner.value("--until"), option: "--until", endOfDay: true)
-        if let since = query.since, let until = query.until, since >= until {
-            throw CLIError.usage("--since must be before --until", command: Self.name)
-        }
-        if globals.environmentsWereGiven { query.environments = globals.environments.sorted() }
-        self.query = query
-        commission = try Self.rate(scanner.value("--commission"))
-        format = try globals.format(allowing: [.text, .json, .csv], command: Self.name)
-    }
-
-    private static func date(_ text: String?, option: String, endOfDay: Bool) throws -> Int64? {
-        guard let text else { return nil }
-        guard let date = AppleDate.parse(text) else {
+        } catch let error as ReportQuery.ParameterError {
             throw CLIError.usage(
-                "\(option) takes a date like 2025-10-01 or 2025-10-01T07:00:00Z, not '\(text)'", command: name)
+                "--\(error.parameter) takes \(error.expected), not '\(error.given)'", command: Self.name)
         }
-        let isPlainDay = text.utf8.count == 10
-        return date.wholeMilliseconds + (endOfDay && isPlainDay ? 86_400_000 : 0)
-    }
-
-    private static func rate(_ text: String?) throws -> Double? {
-        guard var text else { return nil }
-        var scale = 1.0
-        if text.hasSuffix("%") {
-            text.removeLast()
-            scale = 100
-        }
-        guard let value = Double(text), value.isFinite, value >= 0, value / scale < 1 else {
-            throw CLIError.usage("--commission takes a rate such as 0.15 or 15%, below 100%", command: name)
-        }
-        return value / scale
+        format = try globals.format(allowing: [.text, .json, .csv], command: Self.name)
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
@@ -95,41 +66,14 @@ struct ReportRendering {
     let commission: Double?
     let catalog: Catalog?
 
-    /// Net after the commission, rounded half up to a cent (10 milliunits): an estimate, as
-    /// Apple's own rounding and taxes differ.
     private func proceeds(_ row: ReportRow) -> Int64? {
-        commission.map { Int64((Double(row.netMilli) * (1 - $0) / 10).rounded(.toNearestOrAwayFromZero)) * 10 }
+        commission.map { row.estimatedProceedsMilli(commission: $0) }
     }
 
     private var groupField: String? { grouping == .currency ? nil : grouping.rawValue }
 
     var json: String {
-        var writer = JSONWriter()
-        writer.object { object in
-            object.array("rows", report.rows) { entry, row in
-                entry.field("environment", row.environment.rawValue)
-                if let groupField { entry.field(groupField, row.group) }
-                if grouping == .product, let name = row.group.flatMap({ catalog?.product($0)?.displayName }) {
-                    entry.field("productName", name)
-                }
-                entry.field("currency", row.currency)
-                entry.field("transactions", row.transactions)
-                entry.field("units", row.units)
-                entry.field("gross_milli", row.grossMilli)
-                entry.field("refunded_milli", row.refundedMilli)
-                entry.field("revoked_milli", row.revokedMilli)
-                entry.field("net_milli", row.netMilli)
-                if let proceeds = proceeds(row) { entry.field("estimated_proceeds_milli", proceeds) }
-            }
-            if let commission { object.field("commissionRate", commission) }
-            object.array("openConsumptionRequests", report.openConsumptionRequests) { entry, request in
-                entry.field("environment", request.environment.rawValue)
-                entry.field("transactionId", request.transactionId)
-                entry.field("reason", request.reason)
-                entry.field("deadline", request.deadlineMilliseconds)
-            }
-        }
-        return writer.text
+        LedgerJSON.report(report, grouping: grouping, commission: commission, catalog: catalog)
     }
 
     var csv: String {

@@ -23,12 +23,7 @@ struct RestoreCommand: Command {
 
         """
 
-    enum Key {
-        case account(String)
-        case appTransactionId(String)
-    }
-
-    let key: Key
+    let key: LedgerJSON.RestoreKey
     let includeAll: Bool
     let format: GlobalOptions.Format
 
@@ -65,7 +60,7 @@ struct RestoreCommand: Command {
         case .appTransactionId(let id): restore = try ledger.restore(appTransactionId: id, includeAll: includeAll)
         }
         switch format {
-        case .json, .csv: context.terminal.line(RestoreJSON.text(restore, key: key, catalog: catalog))
+        case .json, .csv: context.terminal.line(LedgerJSON.restore(restore, key: key, catalog: catalog))
         case .text: context.terminal.write(text(restore, catalog: catalog))
         }
         return .success
@@ -82,7 +77,7 @@ struct RestoreCommand: Command {
         }
         var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")"
         text += includeAll ? "\n" : " (refunded and revoked ones left out; --all lists them)\n"
-        text += TransactionJSON.table(restore.transactions, catalog: catalog).render(indent: "  ")
+        text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ")
         var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
         for total in restore.totals {
             totals.add([
@@ -91,25 +86,5 @@ struct RestoreCommand: Command {
             ])
         }
         return text + "\n" + totals.render(indent: "  ")
-    }
-}
-
-/// The restore JSON shape of SPEC section 5, shared with the HTTP route.
-enum RestoreJSON {
-    static func text(_ restore: Restore, key: RestoreCommand.Key, catalog: Catalog?) -> String {
-        var writer = JSONWriter()
-        writer.object { object in
-            switch key {
-            case .account(let account): object.field("account", account)
-            case .appTransactionId(let id): object.field("appTransactionId", id)
-            }
-            object.array("transactions", restore.transactions) { TransactionJSON.write($1, catalog: catalog, to: &$0) }
-            object.array("totals", restore.totals) { entry, total in
-                entry.field("environment", total.environment.rawValue)
-                entry.field("currency", total.currency)
-                entry.field("net_milli", total.netMilli)
-            }
-        }
-        return writer.text
     }
 }

@@ -2,30 +2,10 @@
 internal import TipLedgerCore
 internal import TipLedgerStore
 
-/// How transactions appear in `restore` and `pending` output (and the HTTP restore route).
-enum TransactionJSON {
-    /// The members of one transaction object, in the documented order.
-    static func write(_ record: TransactionRecord, catalog: Catalog?, to object: inout JSONWriter.ObjectWriter) {
-        object.field("environment", record.environment.rawValue)
-        object.field("transactionId", record.transactionId)
-        object.field("originalTransactionId", record.originalTransactionId)
-        object.field("productId", record.productId)
-        if let name = catalog?.product(record.productId)?.displayName { object.field("productName", name) }
-        object.field("purchaseDate", record.purchaseDateMilliseconds)
-        object.field("quantity", record.quantity)
-        object.field("price", record.priceMilli)
-        object.field("currency", record.currency)
-        object.field("storefront", record.storefront)
-        object.field("state", record.state.rawValue)
-        object.field("finished", record.finished)
-        object.field("revocationDate", record.revocationDateMilliseconds)
-        object.field("revocationReason", record.revocationReason)
-        object.field("appTransactionId", record.appTransactionId)
-        object.field("net_milli", record.netMilli)
-    }
-
+/// Transactions as a text table, for `restore` and `pending`.
+enum TransactionTable {
     /// A text table of transactions.
-    static func table(_ records: [TransactionRecord], catalog: Catalog?) -> TextTable {
+    static func make(_ records: [TransactionRecord], catalog: Catalog?) -> TextTable {
         var table = TextTable(
             headers: ["purchased (UTC)", "environment", "transaction", "product", "qty", "price", "state"],
             rightAligned: [4, 5])

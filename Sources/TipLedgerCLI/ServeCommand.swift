@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
+internal import TipLedgerCore
+internal import TipLedgerHTTP
+internal import TipLedgerStore
+
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// `tipledger serve`: the HTTP service the App Store posts notifications to and the app posts
+/// its transactions to.
+struct ServeCommand: Command {
+    static let name = "serve"
+    static let summary = "run the HTTP service (notifications, transactions, restore, report)"
+    static let usage = """
+        Usage: tipledger serve [--listen HOST:PORT] [--api-token-file FILE] [options]
+
+        Serves the ledger over HTTP (put it behind a TLS proxy):
+          POST /v1/notifications                App Store Server Notifications V2 (register its URL)
+          POST /v1/transactions                 a transaction JWS from the app (raw or
+                                                {"signedTransaction":"..."})
+          GET  /v1/accounts/{uuid}/transactions restore, as 'tipledger restore' (bearer token)
+          GET  /v1/report?by=product&since=...  report, as 'tipledger report' (bearer token)
+          GET  /healthz                         200 while the ledger answers
+          GET  /metrics                         Prometheus metrics
+        One access-log line per request goes to standard error (never bodies or tokens).
+        SIGTERM or SIGINT stops accepting, finishes requests in flight and exits 0.
+
+        Options:
+          --listen HOST:PORT      address to listen on [TIPLEDGER_LISTEN] (default 127.0.0.1:8080)
+          --api-token-file FILE   bearer token for the query routes (or set TIPLEDGER_API_TOKEN);
+                                  without one those routes answer 404
+          --no-finish             record submitted transactions as pending
+          --threads N             worker threads (default: one per core)
+          --connection-limit N    simultaneous connections (default 64)
+          --timeout SECONDS       close connections idle this long (default 30)
+
+        """
+
+    let listen: ListenAddress
+    let tokenFile: String?
+    let finish: Bool
+    let threads: Int?
+    let connectionLimit: Int?
+    let timeout: Int?
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        let listenText = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
+        do {
+            listen = try ListenAddress(parsing: listenText)
+        } catch {
+            throw CLIError.usage(
+                "--listen takes HOST:PORT with an IPv4 host, such as 0.0.0.0:8080, not '\(listenText)'",
+                command: Self.name)
+        }
+        tokenFile = try scanner.value("--api-token-file")
+        finish = !scanner.flag("--no-finish")
+        threads = try scanner.integer("--threads", in: 1...256)
+        connectionLimit = try scanner.integer("--connection-limit", in: 1...10_000)
+        timeout = try scanner.integer("--timeout", in: 1...3600)
+    }
+
+    /// The bearer token: from `--api-token-file`, else `TIPLEDGER_API_TOKEN`; at least 16 characters.
+    private func apiToken(_ context: CommandContext) throws -> String? {
+        var token: String? = nil
+        if let tokenFile {
+            token = String(decoding: try FileInput.read(tokenFile, limit: 4096), as: UTF8.self)
+        } else if let value = context.environment["TIPLEDGER_API_TOKEN"], !value.isEmpty {
+            token = value
+        }
+        guard let raw = token else { return nil }
+        let trimmed =
+            raw.trimmingSpaces().split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+        guard trimmed.utf8.count >= 16, !trimmed.contains(" ") else {
+            throw CLIError(
+                .usage, "the API token must be at least 16 characters without spaces",
+                hint: "generate one with: openssl rand -hex 32")
+        }
+        return trimmed
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        // Block SIGTERM and SIGINT before any thread starts, so every thread inherits the mask
+        // and the signals wait for `sigwait` below. This also works as PID 1 in a container,
+        // where the kernel drops signals that have no handler.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        defer { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
+
+        let verifier = Verifier(
+            trustStore: try context.globals.trustStore(),
+            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: false)
+        let terminal = context.terminal
+        let service = TipLedgerService(
+            verifier: verifier, ledger: ledger, apiToken: try apiToken(context),
+            catalog: try context.globals.loadCatalog(), finishesTransactions: finish, clock: context.clock,
+            log: { terminal.errorLine("error: \($0)") })
+        var configuration = HTTPServerConfiguration(listenAddress: listen)
+        if let threads { configuration.workerThreads = threads }
+        if let connectionLimit { configuration.connectionLimit = connectionLimit }
+        if let timeout { configuration.connectionTimeoutSeconds = timeout }
+        let clock = context.clock
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                configuration: configuration,
+                accessLog: { entry in terminal.errorLine(AccessLogLine.format(entry, at: clock.now())) },
+                handler: service.handler)
+        } catch {
+            throw CLIError(.ioError, "cannot serve on \(listen): \(error)")
+        }
+        let environments = context.globals.environments.sorted().map(\.rawValue).joined(separator: ",")
+        terminal.errorLine(
+            "tipledger \(CLI.version) serving http://\(listen.host):\(server.port) "
+                + "(ledger \(context.globals.databasePath), environments \(environments), "
+                + "bundle ids \(context.globals.bundleIds.joined(separator: ",")))")
+
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        terminal.errorLine("received signal \(received): finishing requests in flight")
+        let drained = server.stop(gracePeriod: .seconds(10))
+        terminal.errorLine(drained ? "stopped" : "stopped; some requests did not finish in time")
+        return .success
+    }
+}
+
+/// One access-log line: time, client, method, path, status, size, duration. Identifiers in the
+/// path (account UUIDs) are replaced, and query strings, headers and bodies never appear.
+enum AccessLogLine {
+    static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
+        let path = entry.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            UUID(uuidString: String(segment)) == nil ? String(segment) : ":account"
+        }.joined(separator: "/")
+        let milliseconds = Double(entry.durationMicroseconds) / 1000
+        let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
+        return "\(time) \(entry.remoteAddress) \(entry.method) \(path.prefix(200)) \(entry.status) "
+            + "\(entry.responseBytes)B \(duration)ms"
+    }
+}

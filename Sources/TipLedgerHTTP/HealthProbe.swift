@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+#if canImport(Glibc)
+    internal import Glibc
+#elseif canImport(Darwin)
+    internal import Darwin
+#endif
+
+/// Asks a running `tipledger serve` for `/healthz`, for the container's HEALTHCHECK: the runtime
+/// image has no curl. Plain HTTP/1.0 over IPv4 to a local address, with a deadline.
+public enum HealthProbe {
+    /// The HTTP status `GET /healthz` answers at `address`, or nil when nothing answered in time.
+    public static func status(of address: ListenAddress, timeoutSeconds: Int = 3) -> Int? {
+        // A server listening on every interface is asked on the loopback one.
+        let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
+        guard let target = try? ListenAddress(host: host, port: address.port) else { return nil }
+        #if canImport(Glibc)
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+            let type = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, type, 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            _ = setsockopt(descriptor, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = target.port.bigEndian
+        socketAddress.sin_addr = target.networkAddress
+        let connected = withUnsafePointer(to: &socketAddress) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { return nil }
+        let request = Array("GET /healthz HTTP/1.0\r\nHost: \(target)\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
+            return nil
+        }
+        // The status line is all that is needed: "HTTP/1.1 200 OK".
+        var answer = [UInt8](repeating: 0, count: 64)
+        var received = 0
+        while received < answer.count {
+            let count = answer.withUnsafeMutableBytes {
+                recv(descriptor, $0.baseAddress! + received, $0.count - received, 0)
+            }
+            if count <= 0 { break }
+            received += count
+            if answer[..<received].contains(UInt8(ascii: "\n")) { break }
+        }
+        let line = String(decoding: answer[..<received], as: UTF8.self)
+        let words = line.split(separator: " ", maxSplits: 2)
+        guard words.count >= 2, words[0].hasPrefix("HTTP/") else { return nil }
+        return Int(words[1])
+    }
+}

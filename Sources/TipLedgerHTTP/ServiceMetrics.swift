@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import Synchronization
+
+/// The service's counters and latency histogram, rendered in the Prometheus text format
+/// (https://prometheus.io/docs/instrumenting/exposition_formats/).
+///
+/// Every label value comes from a fixed set (route names, status codes, error codes, known
+/// notification types), so no request can grow the set of series. Safe to update from many
+/// threads.
+public final class ServiceMetrics: Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    static let latencyBuckets: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    private struct State {
+        var requests: [String: Int] = [:]  // "route status"
+        var verifications: [String: Int] = [:]  // "ok" or an error code
+        var notifications: [String: Int] = [:]  // notification type
+        var latency: [String: Histogram] = [:]  // by route
+    }
+
+    private struct Histogram {
+        var counts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
+        var total = 0
+        var sum = 0.0
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    func countRequest(route: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            state.requests["\(route) \(status)", default: 0] += 1
+            var histogram = state.latency[route] ?? Histogram()
+            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
+                histogram.counts[index] += 1
+            }
+            histogram.total += 1
+            histogram.sum += seconds
+            state.latency[route] = histogram
+        }
+    }
+
+    func countVerification(_ outcome: String) {
+        state.withLock { $0.verifications[outcome, default: 0] += 1 }
+    }
+
+    func countNotification(type: String) {
+        state.withLock { $0.notifications[type, default: 0] += 1 }
+    }
+
+    /// The exposition text.
+    public func render() -> String {
+        let state = state.withLock { $0 }
+        var lines: [String] = []
+        lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
+        lines.append("# TYPE tipledger_http_requests_total counter")
+        for (key, count) in state.requests.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: " ")
+            lines.append("tipledger_http_requests_total{route=\"\(parts[0])\",status=\"\(parts[1])\"} \(count)")
+        }
+        lines.append("# HELP tipledger_verifications_total Signed payloads verified, by outcome (ok or error code).")
+        lines.append("# TYPE tipledger_verifications_total counter")
+        for (outcome, count) in state.verifications.sorted(by: { $0.key < $1.key }) {
+            lines.append("tipledger_verifications_total{outcome=\"\(outcome)\"} \(count)")
+        }
+        lines.append("# HELP tipledger_notifications_total Verified notifications, by type.")
+        lines.append("# TYPE tipledger_notifications_total counter")
+        for (type, count) in state.notifications.sorted(by: { $0.key < $1.key }) {
+            lines.append("tipledger_notifications_total{type=\"\(type)\"} \(count)")
+        }
+        lines.append("# HELP tipledger_http_request_duration_seconds Time to answer a request, by route.")
+        lines.append("# TYPE tipledger_http_request_duration_seconds histogram")
+        for (route, histogram) in state.latency.sorted(by: { $0.key < $1.key }) {
+            for (index, bound) in Self.latencyBuckets.enumerated() {
+                lines.append(
+                    "tipledger_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"\(bound)\"} \(histogram.counts[index])"
+                )
+            }
+            lines.append(
+                "tipledger_http_request_duration_seconds_bucket{route=\"\(route)\",le=\"+Inf\"} \(histogram.total)")
+            lines.append("tipledger_http_request_duration_seconds_sum{route=\"\(route)\"} \(histogram.sum)")
+            lines.append("tipledger_http_request_duration_seconds_count{route=\"\(route)\"} \(histogram.total)")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

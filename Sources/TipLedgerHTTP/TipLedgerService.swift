@@ -1,0 +1,267 @@
+internal import FoundationEssentials
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+internal import TipLedgerCrypto
+public import TipLedgerStore
+
+/// The HTTP API of SPEC section 6 as a pure function from request to response: testable without
+/// sockets, served by `HTTPServer`.
+///
+/// Statuses are decided here in one place: 200 for what was applied, duplicate or ignored; 400
+/// for a notification that is permanently bad; 422 for a rejected transaction; 503 when the
+/// ledger is busy or unavailable, so the App Store retries; 401/404/405/413 as usual. No
+/// response carries internal error text or SQL.
+public final class TipLedgerService: Sendable {
+    public let verifier: Verifier
+    public let ledger: Ledger
+    public let metrics: ServiceMetrics
+    let apiToken: [UInt8]?
+    let catalog: StoreKitCatalog?
+    let finishesTransactions: Bool
+    let clock: WallClock
+    /// Where failures that the response does not describe are reported (e.g. a store error).
+    let log: @Sendable (String) -> Void
+
+    /// - Parameters:
+    ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
+    ///   - finishesTransactions: whether a submitted transaction is recorded as finished.
+    public init(
+        verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
+        finishesTransactions: Bool = true, clock: WallClock = .system, metrics: ServiceMetrics = ServiceMetrics(),
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.verifier = verifier
+        self.ledger = ledger
+        self.apiToken = apiToken.map { Array($0.utf8) }
+        self.catalog = catalog
+        self.finishesTransactions = finishesTransactions
+        self.clock = clock
+        self.metrics = metrics
+        self.log = log
+    }
+
+    /// The handler to give `HTTPServer`.
+    public var handler: HTTPHandler { { [self] request in handle(request) } }
+
+    /// Answers one request and counts it in the metrics.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let started = ContinuousClock.now
+        let (route, response) = dispatch(request)
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.countRequest(route: route, status: response.status, seconds: seconds)
+        return response
+    }
+
+    /// The route name (a fixed set, used as the metrics label) and the response.
+    private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let method = request.method == "HEAD" ? "GET" : request.method
+        switch Array(segments) {
+        case ["v1", "notifications"]:
+            return ("notifications", method == "POST" ? notification(request) : Self.methodNotAllowed("POST"))
+        case ["v1", "transactions"]:
+            return ("transactions", method == "POST" ? transaction(request) : Self.methodNotAllowed("POST"))
+        case let parts
+        where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
+            return (
+                "accounts",
+                method == "GET"
+                    ? authorized(request) { restore(request, account: String(parts[2])) }
+                    : Self.methodNotAllowed("GET")
+            )
+        case ["v1", "report"]:
+            return ("report", method == "GET" ? authorized(request) { report(request) } : Self.methodNotAllowed("GET"))
+        case ["healthz"]:
+            return ("healthz", method == "GET" ? health() : Self.methodNotAllowed("GET"))
+        case ["metrics"]:
+            return (
+                "metrics",
+                method == "GET"
+                    ? .text(metrics.render(), contentType: "text/plain; version=0.0.4") : Self.methodNotAllowed("GET")
+            )
+        default:
+            return ("unknown", .error(status: 404, code: "not_found", message: "no such resource"))
+        }
+    }
+
+    private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+        var response = HTTPResponse.error(status: 405, code: "method_not_allowed", message: "use \(allowed)")
+        response.headers.set("Allow", allowed == "GET" ? "GET, HEAD" : allowed)
+        return response
+    }
+
+    // MARK: POST /v1/notifications
+
+    private func notification(_ request: HTTPRequest) -> HTTPResponse {
+        guard let body = String(validating: request.body, as: UTF8.self) else {
+            return rejection(VerificationError(.malformedJWS, "the body is not UTF-8 text"), status: 400)
+        }
+        let verified: VerifiedNotification
+        do {
+            verified = try verifier.verifyNotification(try WebhookBody.signedPayload(of: body))
+        } catch {
+            return rejection(error, status: 400)
+        }
+        metrics.countVerification("ok")
+        let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
+        metrics.countNotification(type: type)
+        let result: RecordResult
+        do {
+            result = try ledger.record(.notification(verified), finish: false)
+        } catch {
+            return unavailable(error)
+        }
+        return .json { writer in
+            writer.object { object in
+                object.field("outcome", result.outcome.rawValue)
+                object.field("notificationType", verified.rawNotificationType)
+                object.field("subtype", verified.payload.rawSubtype)
+                object.field("notificationUUID", verified.notificationUUID)
+                object.field("environment", verified.environment.rawValue)
+                object.field("transactionId", result.transactionId)
+                object.field("state", result.state?.rawValue)
+            }
+        }
+    }
+
+    // MARK: POST /v1/transactions
+
+    private func transaction(_ request: HTTPRequest) -> HTTPResponse {
+        guard let body = String(validating: request.body, as: UTF8.self) else {
+            return rejection(VerificationError(.malformedJWS, "the body is not UTF-8 text"), status: 422)
+        }
+        let verified: VerifiedTransaction
+        do {
+            verified = try verifier.verifyTransaction(try Self.signedTransaction(in: body))
+        } catch {
+            return rejection(error, status: 422)
+        }
+        if let reason = Ledger.unrecordableReason(.transaction(verified)) {
+            return rejection(reason, status: 422)
+        }
+        metrics.countVerification("ok")
+        let result: RecordResult
+        do {
+            result = try ledger.record(.transaction(verified), finish: finishesTransactions)
+        } catch {
+            return unavailable(error)
+        }
+        return .json { writer in
+            writer.object { object in
+                object.field("outcome", result.outcome.rawValue)
+                object.field("environment", verified.environment.rawValue)
+                object.field("transactionId", result.transactionId)
+                object.field("productId", verified.payload.productId)
+                object.field("state", result.state?.rawValue)
+                object.field("finished", result.finished)
+            }
+        }
+    }
+
+    /// The JWS of a transaction submission: the raw body, or `{"signedTransaction":"..."}`.
+    static func signedTransaction(in body: String) throws(VerificationError) -> String {
+        let trimmed = body.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        guard trimmed.first == "{" else { return body }
+        guard case .object(let members) = try? JSONParser.parse(body),
+            case .string(let token)? = members["signedTransaction"]
+        else {
+            throw VerificationError(.malformedJWS, "the body has no signedTransaction string")
+        }
+        return token
+    }
+
+    // MARK: Query routes
+
+    /// Runs `body` when the request carries the configured bearer token; 404 when no token is
+    /// configured (the routes do not exist then), 401 otherwise.
+    private func authorized(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
+        guard let apiToken else {
+            return .error(status: 404, code: "not_found", message: "no such resource")
+        }
+        let header = request.headers["Authorization"] ?? ""
+        let prefix = "Bearer "
+        let given = header.hasPrefix(prefix) ? Array(header.utf8.dropFirst(prefix.utf8.count)) : []
+        guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
+            var response = HTTPResponse.error(
+                status: 401, code: "unauthorized", message: "a valid bearer token is required")
+            response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
+            return response
+        }
+        return body()
+    }
+
+    private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
+        guard UUID(uuidString: account) != nil else {
+            return .error(status: 400, code: "invalid_account", message: "the account is an appAccountToken UUID")
+        }
+        let includeAll = ["1", "true", "yes"].contains(request.query["all"]?.lowercased() ?? "")
+        do {
+            let restore = try ledger.restore(account: account.lowercased(), includeAll: includeAll)
+            return .json(
+                body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    private func report(_ request: HTTPRequest) -> HTTPResponse {
+        let query: ReportQuery
+        let commission: Double?
+        do throws(ReportQuery.ParameterError) {
+            var environments: [AppStoreEnvironment]? = nil
+            if let list = request.query["environment"] {
+                guard let parsed = AppStoreEnvironment.parseList(list) else {
+                    return .error(
+                        status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
+                }
+                environments = parsed.sorted()
+            }
+            query = try ReportQuery(
+                by: request.query["by"], since: request.query["since"], until: request.query["until"],
+                environments: environments)
+            commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
+                try ReportQuery.commissionRate(text)
+            }
+        } catch {
+            return .error(status: 400, code: "invalid_parameter", message: "\(error.parameter) takes \(error.expected)")
+        }
+        do {
+            let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
+            return .json(
+                body: Array(
+                    LedgerJSON.report(report, grouping: query.grouping, commission: commission, catalog: catalog).utf8))
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    private func health() -> HTTPResponse {
+        ledger.isHealthy()
+            ? .json { $0.object { $0.field("status", "ok") } }
+            : .json(status: 503) { $0.object { $0.field("status", "unavailable") } }
+    }
+
+    // MARK: Errors
+
+    private func rejection(_ error: VerificationError, status: Int) -> HTTPResponse {
+        metrics.countVerification(error.code.rawValue)
+        return .json(status: status) { writer in
+            writer.object { object in
+                object.field("error", error.code.rawValue)
+                object.field("message", error.message)
+                object.field("appleStatus", error.appleStatus)
+            }
+        }
+    }
+
+    /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to
+    /// the log, never into the response.
+    private func unavailable(_ error: any Error) -> HTTPResponse {
+        log("ledger error: \(error)")
+        var response = HTTPResponse.error(
+            status: 503, code: "unavailable", message: "the ledger is busy or unavailable; retry later")
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+}

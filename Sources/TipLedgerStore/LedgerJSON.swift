@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
+
+/// The JSON shapes of SPEC section 5 for `restore`, `pending` and `report`, shared by the command
+/// line and the HTTP service so both answer exactly alike. Field names are part of the contract.
+public enum LedgerJSON {
+    /// Whose tips a restore lists.
+    public enum RestoreKey: Sendable {
+        case account(String)
+        case appTransactionId(String)
+    }
+
+    /// `{"account":...,"transactions":[...],"totals":[...]}`.
+    public static func restore(_ restore: Restore, key: RestoreKey, catalog: StoreKitCatalog?) -> String {
+        var writer = JSONWriter()
+        writer.object { object in
+            switch key {
+            case .account(let account): object.field("account", account)
+            case .appTransactionId(let id): object.field("appTransactionId", id)
+            }
+            object.array("transactions", restore.transactions) { transaction($1, catalog: catalog, to: &$0) }
+            object.array("totals", restore.totals) { entry, total in
+                entry.field("environment", total.environment.rawValue)
+                entry.field("currency", total.currency)
+                entry.field("net_milli", total.netMilli)
+            }
+        }
+        return writer.text
+    }
+
+    /// `{"transactions":[...]}` for `pending`.
+    public static func transactions(_ records: [TransactionRecord], catalog: StoreKitCatalog?) -> String {
+        var writer = JSONWriter()
+        writer.object { object in
+            object.array("transactions", records) { transaction($1, catalog: catalog, to: &$0) }
+        }
+        return writer.text
+    }
+
+    /// The members of one transaction object, in the documented order.
+    static func transaction(
+        _ record: TransactionRecord, catalog: StoreKitCatalog?, to object: inout JSONWriter.ObjectWriter
+    ) {
+        object.field("environment", record.environment.rawValue)
+        object.field("transactionId", record.transactionId)
+        object.field("originalTransactionId", record.originalTransactionId)
+        object.field("productId", record.productId)
+        if let name = catalog?.product(record.productId)?.displayName { object.field("productName", name) }
+        object.field("purchaseDate", record.purchaseDateMilliseconds)
+        object.field("quantity", record.quantity)
+        object.field("price", record.priceMilli)
+        object.field("currency", record.currency)
+        object.field("storefront", record.storefront)
+        object.field("state", record.state.rawValue)
+        object.field("finished", record.finished)
+        object.field("revocationDate", record.revocationDateMilliseconds)
+        object.field("revocationReason", record.revocationReason)
+        object.field("appTransactionId", record.appTransactionId)
+        object.field("net_milli", record.netMilli)
+    }
+
+    /// `{"rows":[...],"openConsumptionRequests":[...]}`; each row names its group after `grouping`
+    /// (no group field when grouping by currency) and, with a commission rate, carries
+    /// `estimated_proceeds_milli`.
+    public static func report(
+        _ report: Report, grouping: ReportGrouping, commission: Double?, catalog: StoreKitCatalog?
+    ) -> String {
+        let groupField = grouping == .currency ? nil : grouping.rawValue
+        var writer = JSONWriter()
+        writer.object { object in
+            object.array("rows", report.rows) { entry, row in
+                entry.field("environment", row.environment.rawValue)
+                if let groupField { entry.field(groupField, row.group) }
+                if grouping == .product, let name = row.group.flatMap({ catalog?.product($0)?.displayName }) {
+                    entry.field("productName", name)
+                }
+                entry.field("currency", row.currency)
+                entry.field("transactions", row.transactions)
+                entry.field("units", row.units)
+                entry.field("gross_milli", row.grossMilli)
+                entry.field("refunded_milli", row.refundedMilli)
+                entry.field("revoked_milli", row.revokedMilli)
+                entry.field("net_milli", row.netMilli)
+                if let commission {
+                    entry.field("estimated_proceeds_milli", row.estimatedProceedsMilli(commission: commission))
+                }
+            }
+            if let commission { object.field("commissionRate", commission) }
+            object.array("openConsumptionRequests", report.openConsumptionRequests) { entry, request in
+                entry.field("environment", request.environment.rawValue)
+                entry.field("transactionId", request.transactionId)
+                entry.field("reason", request.reason)
+                entry.field("deadline", request.deadlineMilliseconds)
+            }
+        }
+        return writer.text
+    }
+}
+
+extension ReportRow {
+    /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded half up to a cent (10
+    /// milliunits). An estimate: Apple's own rounding and taxes differ.
+    public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
+        Int64((Double(netMilli) * (1 - rate) / 10).rounded(.toNearestOrAwayFromZero)) * 10
+    }
+}
