@@ -23,6 +23,11 @@ CREATE TABLE evidence (
     signed_date_ms INTEGER,
     transaction_id TEXT,
     notification_uuid TEXT,
+    -- Verifier.fingerprint (trusted roots and policy) of the verifier that accepted the token,
+    -- and whether that verdict used no clock: then the same verifier would give it again, and
+    -- an exact repeat can be answered without redoing the cryptography.
+    verifier_fingerprint BLOB,
+    clock_free INTEGER NOT NULL DEFAULT 0 CHECK (clock_free IN (0, 1)),
     received_ms INTEGER NOT NULL
 ) STRICT;
 

@@ -38,7 +38,7 @@ struct LineReader {
     mutating func next() -> InputLine? {
         var skipped = 0  // bytes of an over-long line already thrown away
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = Self.newline(in: buffer, from: start) {
                 lineNumber += 1
                 let length = newline - start
                 defer { start = newline + 1 }
@@ -72,6 +72,16 @@ struct LineReader {
                 start = 0
             }
             fill()
+        }
+    }
+
+    /// The index of the first line feed at or after `start`, found with `memchr`.
+    private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes in
+            guard start < bytes.count, let base = bytes.baseAddress,
+                let found = memchr(base + start, 0x0a, bytes.count - start)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 

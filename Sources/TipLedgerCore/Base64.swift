@@ -42,39 +42,56 @@ public enum Base64 {
         // A final group of one character cannot encode a whole byte.
         guard count % 4 != 1 else { return nil }
         let table = alphabet == .url ? urlTable : standardTable
-        var output = [UInt8]()
-        output.reserveCapacity(count / 4 * 3 + 2)
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            var index = 0
-            while index + 4 <= count {
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])]
-                let d = table[Int(input[index + 3])]
-                guard (a | b | c | d) & 0xc0 == 0 else { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append(b << 4 | c >> 2)
-                output.append(c << 6 | d)
-                index += 4
+        let whole = count / 4
+        let tail = count % 4
+        let outputCount = whole * 3 + (tail == 0 ? 0 : tail - 1)
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+            table.withUnsafeBufferPointer { table in
+                var index = 0
+                var written = 0
+                for _ in 0..<whole {
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    let d = table[Int(input[index + 3])]
+                    guard (a | b | c | d) & 0xc0 == 0 else {
+                        valid = false
+                        return
+                    }
+                    out[written] = a << 2 | b >> 4
+                    out[written + 1] = b << 4 | c >> 2
+                    out[written + 2] = c << 6 | d
+                    index += 4
+                    written += 3
+                }
+                switch tail {
+                case 2:
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    guard (a | b) & 0xc0 == 0, b & 0x0f == 0 else {
+                        valid = false
+                        return
+                    }
+                    out[written] = a << 2 | b >> 4
+                case 3:
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    guard (a | b | c) & 0xc0 == 0, c & 0x03 == 0 else {
+                        valid = false
+                        return
+                    }
+                    out[written] = a << 2 | b >> 4
+                    out[written + 1] = b << 4 | c >> 2
+                default:
+                    break
+                }
             }
-            switch count - index {
-            case 2:
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                guard (a | b) & 0xc0 == 0, b & 0x0f == 0 else { return nil }
-                output.append(a << 2 | b >> 4)
-            case 3:
-                let a = table[Int(input[index])]
-                let b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])]
-                guard (a | b | c) & 0xc0 == 0, c & 0x03 == 0 else { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append(b << 4 | c >> 2)
-            default:
-                break
-            }
-            return output
+            // Every byte was written when valid; on failure the array is dropped unread.
+            initialized = valid ? outputCount : 0
         }
+        return valid ? output : nil
     }
 
     /// Decodes `input`, or returns nil when it is not strictly valid in `alphabet`.

@@ -18,8 +18,12 @@ final class ChainCache: Sendable {
         func hash(into hasher: inout Hasher) {
             hasher.combine(leaf.utf8.count)
             hasher.combine(intermediate.utf8.count)
-            for byte in leaf.utf8.suffix(64) { hasher.combine(byte) }
-            for byte in intermediate.utf8.suffix(64) { hasher.combine(byte) }
+            for text in [leaf, intermediate] {
+                let tail = text.utf8.suffix(64)
+                if tail.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                    for byte in tail { hasher.combine(byte) }
+                }
+            }
         }
     }
 

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// A compact JWS split and decoded, but not verified: nothing in it may be trusted yet.
 ///
 /// Only `Verifier` turns one into a verified payload. Parsing covers SPEC steps 1–2: the size
@@ -42,9 +46,8 @@ public struct UnverifiedJWS: Sendable {
             throw VerificationError(
                 .tooLarge, "the token is \(bytes.count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
         }
-        guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
-            let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-            !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
+        guard let firstDot = dot(in: bytes, from: 0), let secondDot = dot(in: bytes, from: firstDot + 1),
+            dot(in: bytes, from: secondDot + 1) == nil
         else {
             throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
         }
@@ -64,6 +67,14 @@ public struct UnverifiedJWS: Sendable {
         }
         return UnverifiedJWS(
             token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot)
+    }
+
+    /// The index of the first `.` at or after `start`, found with `memchr`.
+    private static func dot(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        guard start < bytes.count, let base = bytes.baseAddress,
+            let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+        else { return nil }
+        return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
     }
 
     private static func decodeObject(_ part: UnsafeBufferPointer<UInt8>, part name: String) throws(VerificationError)

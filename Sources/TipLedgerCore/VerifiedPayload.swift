@@ -44,6 +44,17 @@ public enum VerifiedPayload: Sendable {
     }
 }
 
+/// How a payload was verified: which trust store and policy, and whether the time came from the
+/// clock. Two verifications with the same fingerprint of a payload that did not use the clock
+/// give the same verdict, which lets the ledger answer an exact repeat without redoing them.
+public struct VerificationContext: Sendable, Equatable {
+    /// `Verifier.fingerprint` of the verifier that accepted the payload.
+    public let verifierFingerprint: [UInt8]
+    /// Whether some part lacked a `signedDate` (or `receiptCreationDate`) and was checked at the
+    /// clock's time instead, so a later check could differ.
+    public let usedClock: Bool
+}
+
 /// A signed transaction whose signature, chain and identity were verified.
 public struct VerifiedTransaction: Sendable {
     public let payload: JWSTransactionDecodedPayload
@@ -52,6 +63,7 @@ public struct VerifiedTransaction: Sendable {
     public let environment: AppStoreEnvironment
     /// The time the chain was checked at: `signedDate`, or the clock when it had none.
     public let effectiveDate: AppleDate
+    public let context: VerificationContext
 
     /// The transaction's id. Apple's model allows it to be absent (some mock data has none);
     /// the ledger refuses to record such a transaction.
@@ -66,6 +78,8 @@ public struct VerifiedNotification: Sendable {
     public let jws: String
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
+    /// For the notification and everything nested in it.
+    public let context: VerificationContext
     public let notificationUUID: String
     public let rawNotificationType: String
     /// `data.signedTransactionInfo`, verified, when present.
@@ -82,6 +96,7 @@ public struct VerifiedRenewalInfo: Sendable {
     public let jws: String
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
+    public let context: VerificationContext
 }
 
 /// A signed app transaction, verified.
@@ -90,4 +105,5 @@ public struct VerifiedAppTransaction: Sendable {
     public let jws: String
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
+    public let context: VerificationContext
 }

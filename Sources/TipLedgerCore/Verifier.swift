@@ -19,6 +19,9 @@ public final class Verifier: Sendable {
     public let trustStore: TrustStore
     public let policy: VerificationPolicy
     public let clock: WallClock
+    /// SHA-256 over the trusted roots and the policy: equal for verifiers that give equal verdicts
+    /// on a payload that carries its own time.
+    public let fingerprint: [UInt8]
     let chains = ChainCache()
     let headers = HeaderCache()
 
@@ -26,6 +29,17 @@ public final class Verifier: Sendable {
         self.trustStore = trustStore
         self.policy = policy
         self.clock = clock
+        let roots: [String] = trustStore.roots.map { hex($0.sha256Fingerprint) }.sorted()
+        let environments: [String] = policy.environments.map(\.rawValue).sorted()
+        var description = "tipledger-verifier-1\nroots=" + roots.joined(separator: ",")
+        description += "\nbundles=" + policy.bundleIds.sorted().joined(separator: ",")
+        description += "\nenvironments=" + environments.joined(separator: ",")
+        description += "\nappAppleId=" + (policy.appAppleId.map { String($0) } ?? "-")
+        self.fingerprint = SHA256.hash(description.utf8)
+    }
+
+    private func context(usedClock: Bool) -> VerificationContext {
+        VerificationContext(verifierFingerprint: fingerprint, usedClock: usedClock)
     }
 
     // MARK: Entry points
@@ -68,7 +82,7 @@ public final class Verifier: Sendable {
         let x5c = try certificateTexts(jws.header)
         let kind: PayloadKind
         if let expected { kind = expected } else { kind = try detectKind(jws.payload) }
-        let effectiveDate = try effectiveDate(of: jws.payload, kind: kind)
+        let (effectiveDate, usedClock) = try effectiveDate(of: jws.payload, kind: kind)
         let signer = try signingKey(x5c, at: effectiveDate)
         try checkSignature(jws, key: signer.key)
         let reader = PayloadReader(jws.payload)
@@ -76,10 +90,14 @@ public final class Verifier: Sendable {
             switch kind {
             case .transaction:
                 return .transaction(
-                    try transaction(JWSTransactionDecodedPayload(reader), jws: jws, at: effectiveDate, signer: signer))
+                    try transaction(
+                        JWSTransactionDecodedPayload(reader), jws: jws, at: effectiveDate, usedClock: usedClock,
+                        signer: signer))
             case .notification:
                 return .notification(
-                    try notification(ResponseBodyV2DecodedPayload(reader), jws: jws, at: effectiveDate, signer: signer))
+                    try notification(
+                        ResponseBodyV2DecodedPayload(reader), jws: jws, at: effectiveDate, usedClock: usedClock,
+                        signer: signer))
             case .renewalInfo:
                 let payload = try JWSRenewalInfoDecodedPayload(reader)
                 let environment = try checkIdentity(
@@ -87,7 +105,8 @@ public final class Verifier: Sendable {
                     checksBundle: false)
                 return .renewalInfo(
                     VerifiedRenewalInfo(
-                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate))
+                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate,
+                        context: context(usedClock: usedClock)))
             case .appTransaction:
                 let payload = try AppTransaction(reader)
                 let environment = try checkIdentity(
@@ -95,7 +114,8 @@ public final class Verifier: Sendable {
                     signer: signer, checksBundle: true, carriesAppAppleId: true)
                 return .appTransaction(
                     VerifiedAppTransaction(
-                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate))
+                        payload: payload, jws: jws.token, environment: environment, effectiveDate: effectiveDate,
+                        context: context(usedClock: usedClock)))
             }
         } catch let error as PayloadError {
             throw VerificationError(.invalidPayload, error.description)
@@ -144,12 +164,14 @@ public final class Verifier: Sendable {
         throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
     }
 
+    /// The payload's own time, or the clock's (then `usedClock` is true).
     private func effectiveDate(of payload: [String: JSONValue], kind: PayloadKind) throws(VerificationError)
-        -> AppleDate
+        -> (AppleDate, usedClock: Bool)
     {
         let field = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
         do {
-            return try PayloadReader(payload).date(field) ?? clock.now()
+            if let date = try PayloadReader(payload).date(field) { return (date, false) }
+            return (clock.now(), true)
         } catch {
             throw VerificationError(.invalidPayload, error.description)
         }
@@ -267,16 +289,20 @@ public final class Verifier: Sendable {
     // MARK: Steps 7–9: payload, identity, nested payloads
 
     private func transaction(
-        _ payload: JWSTransactionDecodedPayload, jws: UnverifiedJWS, at date: AppleDate, signer: Signer
+        _ payload: JWSTransactionDecodedPayload, jws: UnverifiedJWS, at date: AppleDate, usedClock: Bool,
+        signer: Signer
     ) throws(VerificationError) -> VerifiedTransaction {
         let environment = try checkIdentity(
             bundleId: payload.bundleId, appAppleId: nil, rawEnvironment: payload.rawEnvironment, signer: signer,
             checksBundle: true)
-        return VerifiedTransaction(payload: payload, jws: jws.token, environment: environment, effectiveDate: date)
+        return VerifiedTransaction(
+            payload: payload, jws: jws.token, environment: environment, effectiveDate: date,
+            context: context(usedClock: usedClock))
     }
 
     private func notification(
-        _ payload: ResponseBodyV2DecodedPayload, jws: UnverifiedJWS, at date: AppleDate, signer: Signer
+        _ payload: ResponseBodyV2DecodedPayload, jws: UnverifiedJWS, at date: AppleDate, usedClock: Bool,
+        signer: Signer
     ) throws(VerificationError) -> VerifiedNotification {
         let claimed = payload.claimedIdentity
         let environment = try checkIdentity(
@@ -308,8 +334,12 @@ public final class Verifier: Sendable {
             }
             return verified
         }
+        let nestedUsedClock =
+            (transaction?.context.usedClock ?? false) || (renewalInfo?.context.usedClock ?? false)
+            || (appTransaction?.context.usedClock ?? false)
         return VerifiedNotification(
-            payload: payload, jws: jws.token, environment: environment, effectiveDate: date, notificationUUID: uuid,
+            payload: payload, jws: jws.token, environment: environment, effectiveDate: date,
+            context: context(usedClock: usedClock || nestedUsedClock), notificationUUID: uuid,
             rawNotificationType: type, transaction: transaction, renewalInfo: renewalInfo,
             appTransaction: appTransaction)
     }

@@ -70,9 +70,13 @@ struct RecordWriter {
         let evidence = try storeEvidence(
             transaction.jws, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
-            transactionId: transactionId, notificationUUID: nil)
+            transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
-        if let evidenceId = evidence.newId {
+        // A token already stored may still be unrecorded: a notification can carry the very
+        // token the app submits later without recording its transaction (e.g. a renewal).
+        let known = try currentState(transaction.environment, transactionId) != nil
+        if evidence.newId != nil || !known {
+            let evidenceId = try evidence.newId ?? evidence.existingId()
             switch try apply(transaction, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true) {
             case .inserted: outcome = .recorded
             case .updated, .unchanged: outcome = .updated
@@ -104,7 +108,7 @@ struct RecordWriter {
         let evidence = try storeEvidence(
             notification.jws, kind: "notification", environment: notification.environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
-            transactionId: nestedId, notificationUUID: uuid)
+            transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
         let evidenceId = try evidence.newId ?? evidence.existingId()
         let type = NotificationType(rawValue: notification.rawNotificationType)
         var effect = "acknowledged"
@@ -113,7 +117,8 @@ struct RecordWriter {
         if let nested = notification.transaction {
             let nestedEvidence = try storeEvidence(
                 nested.jws, kind: "transaction", environment: nested.environment, bundleId: nested.payload.bundleId,
-                signedDate: nested.payload.signedDate, transactionId: nested.transactionId, notificationUUID: uuid)
+                signedDate: nested.payload.signedDate, transactionId: nested.transactionId, notificationUUID: uuid,
+                context: nested.context)
             let nestedEvidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
             // Refund-related types and ONE_TIME_CHARGE record a transaction never seen before;
             // any notification's newer transaction info updates a known one.
@@ -350,7 +355,7 @@ struct RecordWriter {
     /// Stores a verified token once (by its SHA-256), its header once per distinct header.
     private func storeEvidence(
         _ token: String, kind: String, environment: AppStoreEnvironment, bundleId: String?, signedDate: AppleDate?,
-        transactionId: String?, notificationUUID: String?
+        transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
         let digest = SHA256.hash(token.utf8)
         let exists = try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", [digest]) { $0.int64(0) }
@@ -366,10 +371,10 @@ struct RecordWriter {
         try database.run(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
-                notification_uuid, received_ms)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                notification_uuid, verifier_fingerprint, clock_free, received_ms)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
-            transactionId, notificationUUID, now)
+            transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
         return StoredEvidence(newId: database.lastInsertedRowID, sha256: digest, database: database)
     }
 }
