@@ -28,6 +28,9 @@ enum Migrator {
         for migration in migrations where migration.version > current {
             do {
                 try database.writeTransaction {
+                    // Another process may have applied it since `current` was read (two
+                    // commands opening a new ledger at once): look again under the write lock.
+                    guard try database.pragmaInteger("user_version") < migration.version else { return }
                     try database.execute(migration.sql)
                     // PRAGMA takes no bound parameters; the version is an integer from this binary.
                     try database.execute("PRAGMA user_version = \(migration.version)")
