@@ -168,8 +168,9 @@ import Testing
             async let byProduct = tipledger(["report", "--format", "json"] + ledger)
             async let byDay = tipledger(["report", "--by", "day", "--format", "json"] + ledger)
             async let byDayCSV = tipledger(["report", "--by", "day", "--format", "csv"] + ledger)
-            let (productReport, dayReport, dayCSV) = try await (byProduct, byDay, byDayCSV)
-            for result in [productReport, dayReport, dayCSV] {
+            async let byCurrency = tipledger(["report", "--by", "currency", "--format", "json"] + ledger)
+            let (productReport, dayReport, dayCSV, currencyReport) = try await (byProduct, byDay, byDayCSV, byCurrency)
+            for result in [productReport, dayReport, dayCSV, currencyReport] {
                 #expect(result.exited(0), "\(result.summary)")
                 #expect(result.err.isEmpty)
             }
@@ -195,6 +196,17 @@ import Testing
                 return (texts + numbers.map { String(JSONValue.int64(row[$0]) ?? -1) }).joined(separator: ",")
             }
             #expect(Array(csvLines.dropFirst()) == fromJSON)
+
+            // --by currency adds no group field: exactly the documented members.
+            let currencyRows = try #require(try currencyReport.json()["rows"] as? [[String: Any]])
+            try Self.expectRows(currencyRows, group: "currency", equal: tips, groupOf: \.currency, refunded: refunded)
+            for row in currencyRows {
+                #expect(
+                    Set(row.keys) == [
+                        "environment", "currency", "transactions", "units", "gross_milli", "refunded_milli",
+                        "revoked_milli", "net_milli",
+                    ])
+            }
         }
     }
 
