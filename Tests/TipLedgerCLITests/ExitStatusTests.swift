@@ -171,7 +171,7 @@ import TipLedgerTestSupport
         }
     }
 
-    @Test func malformedCatalogExitsWith65NamingTheFile() async throws {
+    @Test func reportWithAMalformedCatalogExitsWith65NamingTheFile() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write("{\"products\": [", to: "Broken.storekit")
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
@@ -183,7 +183,7 @@ import TipLedgerTestSupport
         }
     }
 
-    @Test func catalogWithoutProductsExitsWith65() async throws {
+    @Test func pendingWithACatalogWithoutProductsExitsWith65() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write(
                 #"{"identifier": "X", "products": [], "subscriptionGroups": [], "version": {"major": 4, "minor": 0}}"#,
