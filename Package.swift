@@ -62,6 +62,6 @@ let package = Package(
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
             ],
-            swiftSettings: strict),
+            exclude: ["Golden"], swiftSettings: strict),
     ]
 )

@@ -71,6 +71,23 @@ struct ArgumentScanner {
         return literal.isEmpty ? nil : literal.removeFirst()
     }
 
+    /// Like `nextPositional()`, but never takes the argument after one of `valueOptions` (the
+    /// value of an option given before the command, as in `tipledger --db x.sqlite report`).
+    mutating func nextPositional(skippingValuesOf valueOptions: Set<String>) -> String? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if valueOptions.contains(argument) {
+                index += 2
+            } else if !argument.hasPrefix("-") || argument == "-" {
+                return arguments.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+        return literal.isEmpty ? nil : literal.removeFirst()
+    }
+
     /// All remaining arguments, which must all be positional.
     mutating func remainingPositionals(command: String) throws -> [String] {
         try checkNoOptionsLeft(command: command)

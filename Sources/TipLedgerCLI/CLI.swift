@@ -54,9 +54,9 @@ public enum CLI {
             terminal.line("tipledger \(version)")
             return .success
         }
-        var name = scanner.nextPositional()
+        var name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
         if name == "help" {
-            name = scanner.nextPositional()
+            name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
             guard let name else {
                 terminal.write(generalUsage)
                 return .success

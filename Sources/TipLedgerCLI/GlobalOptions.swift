@@ -24,6 +24,11 @@ struct GlobalOptions {
     /// `TIPLEDGER_LISTEN`, read by `serve` and `health` (which also take `--listen`).
     var listen: String?
 
+    /// The global options that take a value (so that value is never read as the command).
+    static let valueOptions: Set<String> = [
+        "--db", "--bundle-id", "--environment", "--app-apple-id", "--root", "--keys", "--catalog", "--format",
+    ]
+
     static let usage = """
         Global options (also read from the environment; a flag wins):
           --db PATH              ledger file [TIPLEDGER_DB] (default: tipledger.sqlite)

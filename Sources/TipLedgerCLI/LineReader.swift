@@ -85,10 +85,15 @@ struct LineReader {
         }
     }
 
+    /// Room for one read.
+    private static let zeros = [UInt8](repeating: 0, count: 1 << 16)
+
     private mutating func fill() {
-        let chunk = 1 << 16
+        let chunk = Self.zeros.count
         let oldCount = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: chunk))
+        // Appending an array is one copy; `repeatElement` was copied byte by byte, which took
+        // most of a debug build's time.
+        buffer.append(contentsOf: Self.zeros)
         while true {
             let count = buffer.withUnsafeMutableBytes { bytes in
                 read(fileDescriptor, bytes.baseAddress! + oldCount, chunk)

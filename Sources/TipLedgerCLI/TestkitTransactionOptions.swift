@@ -164,14 +164,21 @@ enum ParallelSigner {
 
 /// Slots each written by one worker, read after all are done (see `ResultSlots`).
 private final class SignedSlots: @unchecked Sendable {
-    private var storage: [Result<String, any Error>?]
+    /// Allocated once and never moved, unlike an array (see `ResultSlots`).
+    private let storage: UnsafeMutableBufferPointer<Result<String, any Error>?>
 
     init(count: Int) {
-        storage = Array(repeating: nil, count: count)
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
+    }
+
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
     }
 
     func set(_ index: Int, _ value: Result<String, any Error>) {
-        storage.withUnsafeMutableBufferPointer { $0[index] = value }
+        storage[index] = value
     }
 
     var values: [Result<String, any Error>] { storage.map { $0! } }

@@ -65,16 +65,26 @@ struct VerificationPipeline {
 
 /// Result slots written by several threads, each to its own index, then read by one.
 private final class ResultSlots: @unchecked Sendable {
-    private var storage: [Result<VerifiedPayload, VerificationError>?]
+    /// Allocated once and never moved. (An array's `withUnsafeMutableBufferPointer` is a
+    /// mutating access of the whole array: when two workers overlapped, one could find the
+    /// buffer shared, copy it and store the copy over the other's results, and `results` then
+    /// crashed on a nil slot.)
+    private let storage: UnsafeMutableBufferPointer<Result<VerifiedPayload, VerificationError>?>
 
     init(count: Int) {
-        storage = Array(repeating: nil, count: count)
+        storage = .allocate(capacity: count)
+        storage.initialize(repeating: nil)
     }
 
-    /// Safe without a lock: each index is written by exactly one worker, and the array is not
-    /// resized while workers run (`concurrentPerform` returns only after all have finished).
+    deinit {
+        storage.deinitialize()
+        storage.deallocate()
+    }
+
+    /// Safe without a lock: each index is written by exactly one worker, and `results` is read
+    /// only after `concurrentPerform` has returned (all workers finished).
     func set(_ index: Int, _ result: Result<VerifiedPayload, VerificationError>) {
-        storage.withUnsafeMutableBufferPointer { $0[index] = result }
+        storage[index] = result
     }
 
     var results: [Result<VerifiedPayload, VerificationError>] { storage.map { $0! } }

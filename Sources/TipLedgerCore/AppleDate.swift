@@ -38,11 +38,12 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses a command-line date: `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 timestamp with
     /// a zone (`2025-10-01T07:08:38Z`, `...T07:08:38.835+02:00`).
     public static func parse(_ text: String) -> AppleDate? {
-        let styles = [
-            Date.ISO8601FormatStyle().year().month().day(),
-            Date.ISO8601FormatStyle(),
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true),
-        ]
+        // The date-only style also accepts a full timestamp and drops its time, so it is tried
+        // only on a plain date (exactly `YYYY-MM-DD`).
+        let styles =
+            text.utf8.count == 10
+            ? [Date.ISO8601FormatStyle().year().month().day()]
+            : [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)]
         for style in styles {
             if let date = try? style.parse(text) { return AppleDate(date) }
         }

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import TipLedgerTestSupport
+
+/// `scripts/demo` keeps working against the binary as built, so the README's first steps
+/// never rot.
+@Suite struct DemoScriptTests {
+    @Test func demoScriptRunsThePipelineToTheEnd() async throws {
+        let binary = try TipLedgerBinary.path()
+        let project = Fixtures.projectDirectory
+        // Named relative to the project when it can be, as `make demo` and people do.
+        let argument = binary.hasPrefix(project + "/") ? String(binary.dropFirst(project.count + 1)) : binary
+        try await TemporaryDirectory.with { directory in
+            var environment = Subprocess.baseEnvironment()
+            environment["TMPDIR"] = directory.path
+            let result = try await Subprocess(
+                executable: "/bin/sh", arguments: ["scripts/demo", argument], environment: environment,
+                directory: project
+            ).run()
+            #expect(result.exited(0), "\(result.summary)")
+            #expect(result.err.isEmpty, "\(result.err)")
+            let output = result.out
+            for expected in [
+                "360 lines: 360 accepted, 0 rejected",
+                "4 lines: 4 accepted, 0 rejected",
+                "\"outcome\":\"duplicate\"",
+                "(refunded and revoked ones left out; --all lists them)",
+                "com.example.tipjar.small (Small Tip)",
+                "proceeds are an estimate at a 15.0% commission",
+                "open consumption requests: 1",
+                "368 stored payloads checked, 0 failed",
+                "Done.",
+            ] {
+                #expect(output.contains(expected), "the demo's output lacks '\(expected)'")
+            }
+            let header = output.split(separator: "\n").first { $0.hasPrefix("  product ") }
+            for column in [
+                "currency", "transactions", "units", "gross", "refunded", "revoked", "net", "proceeds (estimate)",
+            ] {
+                #expect(
+                    header?.contains(column) == true, "the report table has a \(column) column: \(header ?? "none")")
+            }
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(leftovers.isEmpty, "the demo removes its work folder: \(leftovers)")
+        }
+    }
+}

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+import TipLedgerStore
+import TipLedgerTestSupport
+
+/// Exit statuses (SPEC section 5) and the `error: ...` / `hint: ...` lines, each produced for
+/// real by running the binary.
+@Suite struct ExitStatusTests {
+    /// A command line that must fail with `status` before doing anything.
+    struct FailingCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let arguments: [String]
+        /// Text the `error:` line must contain.
+        let message: String
+        var input: String = ""
+        var testDescription: String { name }
+    }
+
+    static let sandbox = ["--environment", "Sandbox", "--bundle-id", "com.example.tipjar"]
+
+    static let usageErrors: [FailingCase] = [
+        FailingCase(name: "no command", arguments: [], message: "no command given"),
+        FailingCase(name: "unknown command", arguments: ["frobnicate"], message: "unknown command 'frobnicate'"),
+        FailingCase(
+            name: "unknown option", arguments: ["verify", "--frobnicate"] + sandbox,
+            message: "unknown option '--frobnicate'"),
+        FailingCase(
+            name: "unknown option of another command", arguments: ["pending", "--by", "day"],
+            message: "unknown option '--by'"),
+        FailingCase(
+            name: "missing --bundle-id", arguments: ["verify", "--environment", "Sandbox"],
+            message: "no bundle id is configured", input: "x\n"),
+        FailingCase(
+            name: "Production accepted without --app-apple-id",
+            arguments: ["verify", "--bundle-id", "com.example.tipjar"],
+            message: "--app-apple-id is required", input: "x\n"),
+        FailingCase(
+            name: "bad --environment",
+            arguments: ["verify", "--bundle-id", "com.example.tipjar", "--environment", "Staging"],
+            message: "--environment must list", input: "x\n"),
+        FailingCase(
+            name: "bad --app-apple-id",
+            arguments: ["verify", "--bundle-id", "com.example.tipjar", "--app-apple-id", "abc"],
+            message: "--app-apple-id must be a positive whole number"),
+        FailingCase(
+            name: "format no command has", arguments: ["verify", "--format", "xml"] + sandbox,
+            message: "--format must be"),
+        FailingCase(
+            name: "csv for verify", arguments: ["verify", "--format", "csv"] + sandbox,
+            message: "verify prints text or json, not csv"),
+        FailingCase(
+            name: "csv for restore",
+            arguments: ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138", "--format", "csv"],
+            message: "restore prints text or json, not csv"),
+        FailingCase(name: "restore without --account", arguments: ["restore"], message: "give --account UUID"),
+        FailingCase(
+            name: "malformed account UUID", arguments: ["restore", "--account", "7e3fb20b-4cdb-47cc-936d"],
+            message: "--account must be a UUID"),
+        FailingCase(
+            name: "report --by nonsense", arguments: ["report", "--by", "nonsense"],
+            message: "--by must be one of product, currency, storefront, account, day, month, not 'nonsense'"),
+        FailingCase(
+            name: "bad --since date", arguments: ["report", "--since", "2025-13-45"], message: "--since takes a date"),
+        FailingCase(
+            name: "--since after --until", arguments: ["report", "--since", "2025-10-02", "--until", "2025-10-01"],
+            message: "--since must be before --until"),
+        FailingCase(
+            name: "--commission 150%", arguments: ["report", "--commission", "150%"],
+            message: "--commission takes a rate"),
+        FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
+        FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
+        FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
+        FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
+    ]
+
+    @Test(arguments: usageErrors)
+    func usageErrorExitsWith64AndAHint(_ failing: FailingCase) async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                failing.arguments, input: .text(failing.input), in: directory.path)
+            #expect(result.exited(64), "\(result.summary)")
+            Self.expectErrorLines(result, containing: failing.message, hint: true)
+            #expect(!directory.exists("tipledger.sqlite"), "a usage error creates no ledger")
+        }
+    }
+
+    @Test func globalOptionsMayComeBeforeOrAfterTheCommand() async throws {
+        try await TemporaryDirectory.with { directory in
+            async let before = TipLedgerBinary.run(["--db", "before.sqlite", "migrate"], in: directory.path)
+            async let after = TipLedgerBinary.run(["migrate", "--db", "after.sqlite"], in: directory.path)
+            async let joined = TipLedgerBinary.run(["--db=joined.sqlite", "migrate"], in: directory.path)
+            async let help = TipLedgerBinary.run(["--db", "x.sqlite", "verify", "--help"], in: directory.path)
+            let results = try await [before, after, joined, help]
+            for result in results { #expect(result.exited(0), "\(result.summary)") }
+            #expect(directory.exists("before.sqlite") && directory.exists("after.sqlite"))
+            #expect(directory.exists("joined.sqlite"))
+            #expect(results[3].out.hasPrefix("Usage: tipledger verify"))
+        }
+    }
+
+    @Test func successExitsWith0AndWritesNothingToStandardError() async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(["migrate", "--db", "ledger.sqlite"], in: directory.path)
+            #expect(result.exited(0), "\(result.summary)")
+            #expect(result.err.isEmpty)
+            #expect(result.out.hasPrefix("ledger.sqlite: schema version 0 → "))
+        }
+    }
+
+    @Test func rejectedLineInVerifyExitsWith1AndKeepsGoing() async throws {
+        let good = try Fixtures.text("real/sandbox-transaction-04.jws")
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["verify", "--dry-run", "--environment", "Sandbox", "--bundle-id", "com.loki-project.loki-messenger"],
+                input: .text("\(good)\nnot a token\n\(good)\n"), in: directory.path)
+            #expect(result.exited(1), "\(result.summary)")
+            #expect(result.err.isEmpty)
+            #expect(
+                result.outLines == [
+                    "line 1: ok transaction Sandbox transaction 2000001024998954 com.getsession.org.pro_sub verified",
+                    "line 2: rejected malformed_jws (INVALID_JWT_FORMAT): a JWS has exactly three parts separated by '.'",
+                    "line 3: ok transaction Sandbox transaction 2000001024998954 com.getsession.org.pro_sub verified",
+                    "3 lines: 2 accepted, 1 rejected",
+                ])
+        }
+    }
+
+    @Test func finishingAnUnknownIdExitsWith1() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            let result = try await TipLedgerBinary.run(
+                ["finish", "--db", "l.sqlite", "2000000000000999"], in: directory.path)
+            #expect(result.exited(1), "\(result.summary)")
+            #expect(result.outLines == ["2000000000000999: not found"])
+            let json = try await TipLedgerBinary.run(
+                ["finish", "--db", "l.sqlite", "--format", "json", "2000000000000999"], in: directory.path)
+            #expect(json.exited(1))
+            let outcome = try #require(try json.jsonLines().first)
+            #expect(outcome["transactionId"] as? String == "2000000000000999")
+            #expect(outcome["outcome"] as? String == "not_found")
+        }
+    }
+
+    @Test func reverifyFailureExitsWith1() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let tip = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId], in: directory.path)
+            try #require(tip.exited(0), "\(tip.summary)")
+            let record = try await TipLedgerBinary.run(
+                ["verify", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys), input: .text(tip.out),
+                in: directory.path)
+            try #require(record.exited(0), "\(record.summary)")
+            async let same = TipLedgerBinary.run(
+                ["reverify", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys), in: directory.path)
+            async let otherApp = TipLedgerBinary.run(
+                [
+                    "reverify", "--db", "l.sqlite", "--keys", keys, "--environment", "Sandbox", "--bundle-id",
+                    "com.other",
+                ],
+                in: directory.path)
+            let (passing, failing) = try await (same, otherApp)
+            #expect(passing.exited(0), "\(passing.summary)")
+            #expect(passing.outLines == ["1 stored payloads checked, 0 failed"])
+            #expect(failing.exited(1), "\(failing.summary)")
+            #expect(failing.err.isEmpty)
+            #expect(failing.outLines.last == "1 stored payloads checked, 1 failed")
+            #expect(failing.outLines.first?.contains("wrong_bundle_id") == true)
+        }
+    }
+
+    @Test func reportWithAMalformedCatalogExitsWith65NamingTheFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            try directory.write("{\"products\": [", to: "Broken.storekit")
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            let result = try await TipLedgerBinary.run(
+                ["report", "--db", "l.sqlite", "--catalog", "Broken.storekit"], in: directory.path)
+            #expect(result.exited(65), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "Broken.storekit", hint: true)
+        }
+    }
+
+    @Test func pendingWithACatalogWithoutProductsExitsWith65() async throws {
+        try await TemporaryDirectory.with { directory in
+            try directory.write(
+                #"{"identifier": "X", "products": [], "subscriptionGroups": [], "version": {"major": 4, "minor": 0}}"#,
+                to: "Empty.storekit")
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            let result = try await TipLedgerBinary.run(
+                ["pending", "--db", "l.sqlite", "--catalog", "Empty.storekit"], in: directory.path)
+            #expect(result.exited(65), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "Empty.storekit: the catalog has no products", hint: true)
+        }
+    }
+
+    @Test func restoreFromALedgerThatDoesNotExistExitsWith74() async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["restore", "--db", "missing.sqlite", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138"],
+                in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "no ledger at missing.sqlite", hint: true)
+            #expect(!directory.exists("missing.sqlite"), "a read-only command must not create the ledger")
+        }
+    }
+
+    @Test func ledgerWithANewerSchemaExitsWith74NamingBothVersions() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            let known = try #require(
+                Int(try await SQLiteShell.value("l.sqlite", "PRAGMA user_version", in: directory.path)))
+            #expect(known >= 1)
+            _ = try await SQLiteShell.rows("l.sqlite", "PRAGMA user_version = \(known + 1)", in: directory.path)
+            for arguments in [["report"], ["migrate"], ["pending"]] {
+                let result = try await TipLedgerBinary.run(arguments + ["--db", "l.sqlite"], in: directory.path)
+                #expect(result.exited(74), "\(arguments): \(result.summary)")
+                Self.expectErrorLines(
+                    result, containing: "schema version \(known + 1), newer than this tipledger's \(known)", hint: true)
+            }
+            let version = try await SQLiteShell.value("l.sqlite", "PRAGMA user_version", in: directory.path)
+            #expect(version == String(known + 1), "the newer ledger is left alone")
+        }
+    }
+
+    @Test func backupOntoAnExistingFileExitsWith74() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            try directory.write("keep me", to: "taken.sqlite")
+            let result = try await TipLedgerBinary.run(
+                ["backup", "--db", "l.sqlite", "taken.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "taken.sqlite already exists", hint: true)
+            #expect(try directory.read("taken.sqlite") == Data("keep me".utf8))
+            let fresh = try await TipLedgerBinary.run(
+                ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
+            #expect(fresh.exited(0), "\(fresh.summary)")
+            #expect(try Ledger.open(path: directory.file("copy.sqlite")).integrityCheck() == "ok")
+        }
+    }
+
+    @Test(arguments: ["missing.pem", "folder.pem"])
+    func unreadableRootFileExitsWith74(_ name: String) async throws {
+        try await TemporaryDirectory.with { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory.file("folder.pem"), withIntermediateDirectories: true)
+            let result = try await TipLedgerBinary.run(
+                ["verify", "--dry-run", "--root", name] + Self.sandbox, input: .text("x\n"), in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "cannot read \(name)", hint: false)
+        }
+    }
+
+    /// Standard output is empty; standard error is `error: ...` (containing `message`), then
+    /// `hint: ...` when `hint` is true, and nothing else.
+    static func expectErrorLines(
+        _ result: ProcessOutput, containing message: String, hint: Bool,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(result.out.isEmpty, "stdout must be empty: \(result.out.prefix(300))", sourceLocation: sourceLocation)
+        let lines = result.errLines
+        #expect(lines.first?.hasPrefix("error: ") == true, "\(result.err)", sourceLocation: sourceLocation)
+        #expect(
+            lines.first?.contains(message) == true, "'\(message)' not in: \(result.err)", sourceLocation: sourceLocation
+        )
+        if hint {
+            #expect(lines.count == 2, "\(result.err)", sourceLocation: sourceLocation)
+            #expect(
+                lines.dropFirst().first?.hasPrefix("hint: ") == true, "\(result.err)", sourceLocation: sourceLocation)
+        } else {
+            #expect(lines.count <= 2, "\(result.err)", sourceLocation: sourceLocation)
+        }
+    }
+}
