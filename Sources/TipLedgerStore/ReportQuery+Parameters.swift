@@ -27,9 +27,10 @@ extension ReportQuery {
             self.grouping = grouping
         }
         self.since = try Self.date(since, parameter: "since", endOfDay: false)
+        let sinceText = since
         self.until = try Self.date(until, parameter: "until", endOfDay: true)
         if let since = self.since, let until = self.until, since >= until {
-            throw ParameterError(parameter: "since", expected: "a date before until", given: since.description)
+            throw ParameterError(parameter: "since", expected: "a date before until", given: sinceText ?? "")
         }
         self.environments = environments
     }

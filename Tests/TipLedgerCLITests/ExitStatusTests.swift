@@ -59,12 +59,12 @@ import TipLedgerTestSupport
             message: "--account must be a UUID"),
         FailingCase(
             name: "report --by nonsense", arguments: ["report", "--by", "nonsense"],
-            message: "--by must be one of product, currency, storefront, account, day, month, not 'nonsense'"),
+            message: "--by takes one of product, currency, storefront, account, day, month, not 'nonsense'"),
         FailingCase(
             name: "bad --since date", arguments: ["report", "--since", "2025-13-45"], message: "--since takes a date"),
         FailingCase(
             name: "--since after --until", arguments: ["report", "--since", "2025-10-02", "--until", "2025-10-01"],
-            message: "--since must be before --until"),
+            message: "--since takes a date before until, not '2025-10-02'"),
         FailingCase(
             name: "--commission 150%", arguments: ["report", "--commission", "150%"],
             message: "--commission takes a rate"),

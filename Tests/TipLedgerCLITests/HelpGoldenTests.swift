@@ -20,7 +20,8 @@ import TipLedgerTestSupport
     }
 
     static let commands = [
-        "verify", "finish", "pending", "restore", "report", "migrate", "reverify", "backup", "testkit",
+        "verify", "finish", "pending", "restore", "report", "migrate", "reverify", "backup", "serve", "health",
+        "testkit",
     ]
 
     static let cases: [GoldenCase] =
