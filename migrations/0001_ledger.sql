@@ -31,8 +31,6 @@ CREATE TABLE evidence (
     received_ms INTEGER NOT NULL
 ) STRICT;
 
-CREATE INDEX evidence_by_transaction ON evidence (environment, transaction_id);
-
 -- One row per (environment, transactionId): the state the newest signed transaction info
 -- (by signedDate) gives, and whether the app finished (delivered) it.
 CREATE TABLE transactions (
@@ -133,8 +131,6 @@ CREATE TABLE events (
     revoked_delta_milli INTEGER NOT NULL DEFAULT 0,
     detail TEXT
 ) STRICT;
-
-CREATE INDEX events_by_transaction ON events (environment, transaction_id);
 
 CREATE TRIGGER events_are_not_updated BEFORE UPDATE ON events
 BEGIN

@@ -120,7 +120,11 @@ struct TestkitTransactionOptions {
         let tiers = Self.tiers(catalog)
         let pool = (0..<accounts).map { _ in random.uuid() }
         let span = Int64(days) * 86_400_000
+        // The App Store numbers transactions in increasing order; so does testkit, from a random
+        // start, with small random gaps.
+        var nextId = UInt64.random(in: 2_000_000_000_000_000...2_900_000_000_000_000, using: &random)
         return (0..<count).map { _ in
+            nextId += UInt64.random(in: 1...40, using: &random)
             // Small tips are the most common; storefront mostly the US.
             let tierRoll = Int.random(in: 0..<10, using: &random)
             let tier = tiers[min(tierRoll < 6 ? 0 : tierRoll < 9 ? 1 : 2, tiers.count - 1)]
@@ -134,7 +138,7 @@ struct TestkitTransactionOptions {
             let account: String? =
                 Int.random(in: 0..<20, using: &random) == 0 ? nil : pool.randomElement(using: &random)
             var fields = TestTransaction(
-                transactionId: random.transactionId(), bundleId: bundleId, productId: tier.0,
+                transactionId: String(nextId), bundleId: bundleId, productId: tier.0,
                 price: Self.localPrice(tier.1, currency: currency) * Int64(quantity), currency: currency,
                 storefront: storefront.0, storefrontId: storefront.1, environment: environment.rawValue,
                 purchaseDate: purchaseDate, appAccountToken: account)

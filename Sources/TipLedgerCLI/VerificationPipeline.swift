@@ -1,51 +1,79 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Dispatch
 internal import TipLedgerCore
+internal import TipLedgerStore
 
-/// Verifies input lines on every core while keeping results in input order.
-///
-/// Lines are read in batches; each batch is verified in parallel (`concurrentPerform`), then
-/// handed, in order, to `consume` on the calling thread. Memory is bounded by one batch.
+/// Verifies input lines on every core while keeping results in input order, and overlaps the
+/// work: while the workers verify one batch, the calling thread records and prints the one
+/// before it. At most two batches are in memory, however long the input is.
 struct VerificationPipeline {
     let verifier: Verifier
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
     var workers = max(1, ProcessInfoLite.activeProcessorCount)
+    /// Finds lines the ledger already holds as verified evidence, so they need no verification;
+    /// called on the calling thread with each batch's token digests.
+    var knownTokens: (([[UInt8]?]) throws -> [KnownToken?])? = nil
 
-    /// One verified (or rejected) line.
+    /// What became of one line.
+    enum Outcome {
+        /// Verified (or rejected) now.
+        case checked(Result<VerifiedPayload, VerificationError>)
+        /// An exact repeat of a token the ledger already holds (see `Ledger.knownTokens`).
+        case known(KnownToken)
+    }
+
     struct Item {
         let line: InputLine
-        let result: Result<VerifiedPayload, VerificationError>
+        let outcome: Outcome
     }
 
-    /// Reads `reader` to the end, calling `consume` with each batch's results in input order.
+    /// Reads `reader` to the end, calling `consume` with each batch's items in input order.
     /// Blank lines are skipped.
-    func run(_ reader: inout LineReader, consume: ([Item]) throws -> Void) rethrows {
-        var batch: [InputLine] = []
-        batch.reserveCapacity(batchSize)
-        while let line = reader.next() {
-            if let text = line.text, isBlank(text) { continue }
-            batch.append(line)
-            if batch.count == batchSize {
-                try consume(verify(batch))
-                batch.removeAll(keepingCapacity: true)
-            }
+    func run(_ reader: inout LineReader, consume: ([Item]) throws -> Void) throws {
+        var inFlight: Batch? = nil
+        while true {
+            let lines = readBatch(&reader)
+            let next = lines.isEmpty ? nil : try start(lines)
+            if let inFlight { try consume(inFlight.items()) }
+            guard let next else { return }
+            inFlight = next
         }
-        if !batch.isEmpty { try consume(verify(batch)) }
     }
 
-    func verify(_ lines: [InputLine]) -> [Item] {
-        let slots = ResultSlots(count: lines.count)
+    private func readBatch(_ reader: inout LineReader) -> [InputLine] {
+        var lines: [InputLine] = []
+        lines.reserveCapacity(batchSize)
+        while lines.count < batchSize, let line = reader.next() {
+            if let text = line.text, isBlank(text) { continue }
+            lines.append(line)
+        }
+        return lines
+    }
+
+    /// Looks up known tokens, then starts verifying the rest in the background.
+    private func start(_ lines: [InputLine]) throws -> Batch {
+        let known = try knownTokens?(lines.map(Self.digest)) ?? Array(repeating: nil, count: lines.count)
+        let batch = Batch(lines: lines, known: known)
         let verifier = self.verifier
         let workers = min(self.workers, lines.count)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var index = worker
-            while index < lines.count {
-                slots.set(index, Self.verify(lines[index], with: verifier))
-                index += workers
+        batch.group.enter()
+        DispatchQueue.global().async {
+            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+                var index = worker
+                while index < lines.count {
+                    if known[index] == nil { batch.slots.set(index, Self.verify(lines[index], with: verifier)) }
+                    index += workers
+                }
             }
+            batch.group.leave()
         }
-        return zip(lines, slots.results).map { Item(line: $0, result: $1) }
+        return batch
+    }
+
+    /// The evidence key of the token a line carries; nil when the line cannot be one.
+    static func digest(_ line: InputLine) -> [UInt8]? {
+        line.text.flatMap(UnverifiedJWS.tokenDigest(ofLine:))
     }
 
     static func verify(_ line: InputLine, with verifier: Verifier) -> Result<VerifiedPayload, VerificationError> {
@@ -61,14 +89,35 @@ struct VerificationPipeline {
     private func isBlank(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
     }
+
+    /// A batch being verified in the background.
+    private final class Batch: @unchecked Sendable {
+        let lines: [InputLine]
+        let known: [KnownToken?]
+        let slots: ResultSlots
+        let group = DispatchGroup()
+
+        init(lines: [InputLine], known: [KnownToken?]) {
+            self.lines = lines
+            self.known = known
+            self.slots = ResultSlots(count: lines.count)
+        }
+
+        /// Waits for the workers, then returns the items in input order.
+        func items() -> [Item] {
+            group.wait()
+            return lines.indices.map { index in
+                Item(line: lines[index], outcome: known[index].map { .known($0) } ?? .checked(slots.result(index)))
+            }
+        }
+    }
 }
 
 /// Result slots written by several threads, each to its own index, then read by one.
 private final class ResultSlots: @unchecked Sendable {
     /// Allocated once and never moved. (An array's `withUnsafeMutableBufferPointer` is a
     /// mutating access of the whole array: when two workers overlapped, one could find the
-    /// buffer shared, copy it and store the copy over the other's results, and `results` then
-    /// crashed on a nil slot.)
+    /// buffer shared, copy it and store the copy over the other's results.)
     private let storage: UnsafeMutableBufferPointer<Result<VerifiedPayload, VerificationError>?>
 
     init(count: Int) {
@@ -81,11 +130,11 @@ private final class ResultSlots: @unchecked Sendable {
         storage.deallocate()
     }
 
-    /// Safe without a lock: each index is written by exactly one worker, and `results` is read
-    /// only after `concurrentPerform` has returned (all workers finished).
+    /// Safe without a lock: each index is written by exactly one worker, and results are read
+    /// only after the batch's group was left (all workers finished).
     func set(_ index: Int, _ result: Result<VerifiedPayload, VerificationError>) {
         storage[index] = result
     }
 
-    var results: [Result<VerifiedPayload, VerificationError>] { storage.map { $0! } }
+    func result(_ index: Int) -> Result<VerifiedPayload, VerificationError> { storage[index]! }
 }

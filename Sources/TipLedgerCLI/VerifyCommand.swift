@@ -49,24 +49,22 @@ struct VerifyCommand: Command {
         var tally = Tally()
         var storeFailed = false
         var progress = Progress(terminal: context.terminal, clock: context.clock)
-        try VerificationPipeline(verifier: verifier).run(&reader) { verified in
-            let items = ledger == nil ? verified : verified.map(Self.refusingUnrecordable)
-            let recordings = try ledger.map { try record(items, in: $0) } ?? Array(repeating: nil, count: items.count)
-            for (item, recording) in zip(items, recordings) {
-                var result = item.result
-                var report = VerifyReport(line: item.line.number, result: result, recording: nil)
-                switch recording {
-                case .failure(let error)?:
-                    storeFailed = true
-                    report = VerifyReport(line: item.line.number, ledgerError: error)
-                    result = .failure(VerificationError(.invalidPayload, "not recorded"))
-                case .success(let recorded)?:
-                    report = VerifyReport(line: item.line.number, result: result, recording: recorded)
-                case nil:
-                    break
-                }
+        var pipeline = VerificationPipeline(verifier: verifier)
+        if let ledger {
+            // Each commit rewrites every index page it touched; larger batches touch each page
+            // for more rows. Two batches of 2048 lines stay well within memory bounds.
+            pipeline.batchSize = 2048
+            let fingerprint = verifier.fingerprint
+            let finish = self.finish
+            pipeline.knownTokens = { digests in
+                try ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
+            }
+        }
+        try pipeline.run(&reader) { items in
+            for report in try reports(items, ledger: ledger) {
+                storeFailed = storeFailed || { if case .ledgerError = report.body { true } else { false } }()
                 emit(report, on: context.terminal)
-                tally.count(result)
+                tally.count(accepted: report.accepted)
             }
             context.terminal.flush()
             progress.update(lines: tally.lines)
@@ -82,24 +80,32 @@ struct VerifyCommand: Command {
         return tally.rejected > 0 ? .rejected : .success
     }
 
-    /// Records the batch's verified items in one ledger transaction; nil for rejected lines.
-    private func record(_ items: [VerificationPipeline.Item], in ledger: Ledger) throws -> [Result<
-        RecordResult, StoreError
-    >?] {
-        let verified = items.compactMap { try? $0.result.get() }
-        var results = try ledger.record(verified, finish: finish).makeIterator()
-        return items.map { item in
-            guard case .success = item.result else { return nil }
-            return results.next()
+    /// The batch's reports, after recording its verified payloads in one ledger transaction
+    /// (unless this is a dry run). Payloads the ledger cannot key become rejections.
+    private func reports(_ items: [VerificationPipeline.Item], ledger: Ledger?) throws -> [VerifyReport] {
+        var bodies: [VerifyReport.Body] = items.map { item in
+            switch item.outcome {
+            case .known(let known): return .known(known)
+            case .checked(.failure(let error)): return .rejected(error)
+            case .checked(.success(let payload)):
+                if ledger != nil, let reason = Ledger.unrecordableReason(payload) { return .rejected(reason) }
+                return .verified(payload, recording: nil)
+            }
         }
-    }
-
-    /// Turns a verified payload the ledger cannot key into a rejected line.
-    private static func refusingUnrecordable(_ item: VerificationPipeline.Item) -> VerificationPipeline.Item {
-        guard case .success(let payload) = item.result, let reason = Ledger.unrecordableReason(payload) else {
-            return item
+        if let ledger {
+            let toRecord = bodies.indices.compactMap { index -> (Int, VerifiedPayload)? in
+                guard case .verified(let payload, _) = bodies[index] else { return nil }
+                return (index, payload)
+            }
+            let results = try ledger.record(toRecord.map(\.1), finish: finish)
+            for ((index, payload), result) in zip(toRecord, results) {
+                switch result {
+                case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)
+                case .failure(let error): bodies[index] = .ledgerError(error)
+                }
+            }
         }
-        return VerificationPipeline.Item(line: item.line, result: .failure(reason))
+        return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
     }
 
     private func emit(_ report: VerifyReport, on terminal: Terminal) {
@@ -117,11 +123,8 @@ struct Tally {
 
     var lines: Int { accepted + rejected }
 
-    mutating func count<Success>(_ result: Result<Success, VerificationError>) {
-        switch result {
-        case .success: accepted += 1
-        case .failure: rejected += 1
-        }
+    mutating func count(accepted isAccepted: Bool) {
+        if isAccepted { accepted += 1 } else { rejected += 1 }
     }
 
     var summary: String { "\(lines) lines: \(accepted) accepted, \(rejected) rejected" }

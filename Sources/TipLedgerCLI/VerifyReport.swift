@@ -3,46 +3,43 @@ internal import TipLedgerCore
 internal import TipLedgerStore
 
 /// What `verify` says about one input line, in text or as one JSON object per line (SPEC
-/// section 5).
+/// section 5). A known repeat prints exactly what verifying and recording it again would.
 struct VerifyReport {
-    let line: Int
-    let result: Result<VerifiedPayload, VerificationError>
-    /// What the ledger did with a verified line; nil in a dry run.
-    let recording: RecordResult?
-    /// Set when the line verified but could not be written to the ledger.
-    let ledgerError: StoreError?
-
-    init(line: Int, result: Result<VerifiedPayload, VerificationError>, recording: RecordResult?) {
-        self.line = line
-        self.result = result
-        self.recording = recording
-        self.ledgerError = nil
+    enum Body {
+        case rejected(VerificationError)
+        /// Verified; `recording` is nil in a dry run.
+        case verified(VerifiedPayload, recording: RecordResult?)
+        case known(KnownToken)
+        /// Verified, but the ledger could not write it.
+        case ledgerError(StoreError)
     }
 
-    init(line: Int, ledgerError: StoreError) {
-        self.line = line
-        self.result = .failure(VerificationError(.invalidPayload, "not recorded"))
-        self.recording = nil
-        self.ledgerError = ledgerError
+    let line: Int
+    let body: Body
+
+    /// Whether the line counts as accepted.
+    var accepted: Bool {
+        switch body {
+        case .verified, .known: true
+        case .rejected, .ledgerError: false
+        }
     }
 
     var json: [UInt8] {
         var writer = JSONWriter()
         writer.object { object in
             object.field("line", line)
-            if let ledgerError {
-                object.field("ok", false)
-                object.field("error", "ledger_error")
-                object.field("message", "verified but not recorded: \(ledgerError.message)")
-                return
-            }
-            switch result {
-            case .failure(let error):
+            switch body {
+            case .rejected(let error):
                 object.field("ok", false)
                 object.field("error", error.code.rawValue)
                 object.field("appleStatus", error.appleStatus)
                 object.field("message", error.message)
-            case .success(let payload):
+            case .ledgerError(let error):
+                object.field("ok", false)
+                object.field("error", "ledger_error")
+                object.field("message", "verified but not recorded: \(error.message)")
+            case .verified(let payload, let recording):
                 object.field("ok", true)
                 object.field("kind", payload.kind.rawValue)
                 object.field("environment", payload.environment.rawValue)
@@ -63,11 +60,22 @@ struct VerifyReport {
                     object.field("appTransactionId", app.payload.appTransactionId)
                     object.field("bundleId", app.payload.bundleId)
                 }
-                object.field("outcome", recording?.outcome.rawValue ?? "verified")
-                if let recording, let state = recording.state {
-                    object.field("state", state.rawValue)
-                    object.field("finished", recording.finished)
+                Self.writeRecording(recording, to: &object)
+            case .known(let known):
+                object.field("ok", true)
+                object.field("kind", known.kind.rawValue)
+                object.field("environment", known.environment.rawValue)
+                if known.kind == .notification {
+                    object.field("notificationType", known.notificationType)
+                    object.field("subtype", known.subtype)
+                    object.field("notificationUUID", known.notificationUUID)
+                    object.field("transactionId", known.result.transactionId)
+                } else {
+                    object.field("transactionId", known.result.transactionId)
+                    object.field("productId", known.productId)
+                    object.field("appAccountToken", known.account)
                 }
+                Self.writeRecording(known.result, to: &object)
             }
         }
         var bytes = writer.bytes
@@ -75,13 +83,25 @@ struct VerifyReport {
         return bytes
     }
 
+    private static func writeRecording(_ recording: RecordResult?, to object: inout JSONWriter.ObjectWriter) {
+        object.field("outcome", recording?.outcome.rawValue ?? "verified")
+        if let recording, let state = recording.state {
+            object.field("state", state.rawValue)
+            object.field("finished", recording.finished)
+        }
+    }
+
     var text: String {
-        if let ledgerError { return "line \(line): verified but not recorded: \(ledgerError.message)\n" }
-        switch result {
-        case .failure(let error):
+        var words: [String]
+        let recording: RecordResult?
+        switch body {
+        case .rejected(let error):
             return "line \(line): rejected \(error.code.rawValue) (\(error.appleStatus)): \(error.message)\n"
-        case .success(let payload):
-            var words = ["line \(line): ok", payload.kind.rawValue, payload.environment.rawValue]
+        case .ledgerError(let error):
+            return "line \(line): verified but not recorded: \(error.message)\n"
+        case .verified(let payload, let result):
+            recording = result
+            words = ["line \(line): ok", payload.kind.rawValue, payload.environment.rawValue]
             switch payload {
             case .transaction(let transaction):
                 words.append("transaction \(transaction.transactionId ?? "-")")
@@ -89,9 +109,8 @@ struct VerifyReport {
             case .notification(let notification):
                 var type = notification.rawNotificationType
                 if let subtype = notification.payload.rawSubtype { type += "/\(subtype)" }
-                words.append(type)
-                words.append(notification.notificationUUID)
-                if let id = recording?.transactionId ?? notification.transaction?.transactionId {
+                words += [type, notification.notificationUUID]
+                if let id = result?.transactionId ?? notification.transaction?.transactionId {
                     words.append("transaction \(id)")
                 }
             case .renewalInfo(let renewal):
@@ -99,9 +118,21 @@ struct VerifyReport {
             case .appTransaction(let app):
                 words.append("app transaction \(app.payload.appTransactionId ?? "-")")
             }
-            words.append(recording?.outcome.rawValue ?? "verified")
-            if let state = recording?.state { words.append("(\(state.rawValue))") }
-            return words.joined(separator: " ") + "\n"
+        case .known(let known):
+            recording = known.result
+            words = ["line \(line): ok", known.kind.rawValue, known.environment.rawValue]
+            if known.kind == .notification {
+                var type = known.notificationType ?? "-"
+                if let subtype = known.subtype { type += "/\(subtype)" }
+                words += [type, known.notificationUUID ?? "-"]
+                if let id = known.result.transactionId { words.append("transaction \(id)") }
+            } else {
+                words.append("transaction \(known.result.transactionId ?? "-")")
+                if let product = known.productId { words.append(product) }
+            }
         }
+        words.append(recording?.outcome.rawValue ?? "verified")
+        if let state = recording?.state { words.append("(\(state.rawValue))") }
+        return words.joined(separator: " ") + "\n"
     }
 }

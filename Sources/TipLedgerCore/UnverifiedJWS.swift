@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
+internal import TipLedgerCrypto
+
 #if canImport(Glibc)
     internal import Glibc
 #endif
@@ -104,6 +106,17 @@ public struct UnverifiedJWS: Sendable {
             return result
         }
         return Array(token.utf8.prefix(count)).withUnsafeBytes(body)
+    }
+
+    /// SHA-256 of the token an input line carries (the `signedPayload` of a webhook body), as
+    /// received: the key the ledger stores evidence under. Nil when the line is not one.
+    public static func tokenDigest(ofLine line: String) -> [UInt8]? {
+        var token = trimmed(line)
+        if token.utf8.first == UInt8(ascii: "{") {
+            guard let inner = try? WebhookBody.signedPayload(of: token) else { return nil }
+            token = trimmed(inner)
+        }
+        return SHA256.hash(token.utf8)
     }
 
     /// `text` without the ASCII whitespace (space, tab, CR, LF) around it.

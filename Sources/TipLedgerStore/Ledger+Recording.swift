@@ -72,24 +72,29 @@ struct RecordWriter {
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
+        let environment = transaction.environment.rawValue
+        var current = try amounts(environment, transactionId)
         // A token already stored may still be unrecorded: a notification can carry the very
         // token the app submits later without recording its transaction (e.g. a renewal).
-        let known = try currentState(transaction.environment, transactionId) != nil
-        if evidence.newId != nil || !known {
+        if evidence.newId != nil || current == nil {
             let evidenceId = try evidence.newId ?? evidence.existingId()
-            switch try apply(transaction, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true) {
+            let (change, after) = try apply(
+                transaction, before: current, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true,
+                finished: finish)
+            current = after ?? current
+            switch change {
             case .inserted: outcome = .recorded
             case .updated, .unchanged: outcome = .updated
             case .stale, .unknown: outcome = .duplicate
             }
         }
-        if finish {
+        if finish, let unfinished = current, !unfinished.finished {
             _ = try finishTransaction(transaction.environment, transactionId, source: "client")
+            current?.finished = true
+            if current?.state == .pending { current?.state = .finished }
         }
-        let current = try currentState(transaction.environment, transactionId)
         return RecordResult(
-            outcome: outcome, transactionId: transactionId, state: current?.state,
-            finished: current?.finished)
+            outcome: outcome, transactionId: transactionId, state: current?.state, finished: current?.finished)
     }
 
     // MARK: Notifications
@@ -123,8 +128,10 @@ struct RecordWriter {
             // Refund-related types and ONE_TIME_CHARGE record a transaction never seen before;
             // any notification's newer transaction info updates a known one.
             let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
-            let change = try apply(
-                nested, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke, mayInsert: mayInsert)
+            let before = try nested.transactionId.flatMap { try amounts(nested.environment.rawValue, $0) }
+            let (change, _) = try apply(
+                nested, before: before, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke,
+                mayInsert: mayInsert)
             switch change {
             case .inserted(let event): (effect, changed) = ("recorded_\(event)", true)
             case .updated(let event): (effect, changed) = (event, true)
@@ -197,57 +204,70 @@ struct RecordWriter {
     }
 
     /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`), so a
-    /// late or repeated payload never undoes a newer one.
+    /// late or repeated payload never undoes a newer one. `before` is the row as it stands (nil
+    /// when unknown); returns the change and the row's amounts after it. A new row is inserted
+    /// already finished when `finished` is true (the app submitted and delivered it).
     private func apply(
-        _ transaction: VerifiedTransaction, evidenceId: Int64, source: String, revokes: Bool, mayInsert: Bool
-    ) throws -> Change {
-        guard let transactionId = transaction.transactionId else { return .unknown }
+        _ transaction: VerifiedTransaction, before: Amounts?, evidenceId: Int64, source: String, revokes: Bool,
+        mayInsert: Bool, finished: Bool = false
+    ) throws -> (Change, Amounts?) {
+        guard let transactionId = transaction.transactionId else { return (.unknown, nil) }
         let payload = transaction.payload
         let environment = transaction.environment.rawValue
         let signedDate = transaction.effectiveDate.wholeMilliseconds
         let revoked = revokes || payload.revocationType == .familyRevoke
-        guard let before = try amounts(environment, transactionId) else {
-            guard mayInsert else { return .unknown }
-            try database.run(
+        guard let before else {
+            guard mayInsert else { return (.unknown, nil) }
+            let after = try database.queryOne(
                 """
                 INSERT INTO transactions (environment, transaction_id, original_transaction_id, app_transaction_id,
                     account, bundle_id, product_id, product_type, quantity, price_milli, currency, storefront,
                     storefront_id, ownership, purchase_date_ms, signed_date_ms, revocation_date_ms, revocation_reason,
-                    revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
-                payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "", payload.rawType,
-                Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront, payload.storefrontId,
-                payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds, signedDate,
-                payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
-                payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now)
-            let after = try amounts(environment, transactionId)!
+                    revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms, finished_ms)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                RETURNING \(Amounts.columns)
+                """,
+                [
+                    environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
+                    payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "",
+                    payload.rawType, Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront,
+                    payload.storefrontId, payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds,
+                    signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+                    payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
+                    finished ? now : nil,
+                ], row: Amounts.init)!
             try event(
                 "recorded", transactionId, environment, source: source, currency: payload.currency,
                 delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
+            if finished {
+                try event(
+                    "finished", transactionId, environment, source: source, currency: nil, delta: .zero, detail: nil)
+            }
             let stateEvent = try recordStateChange(
                 from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
                 transactionId, environment, source: source, currency: payload.currency)
-            return .inserted(stateEvent ?? "transaction")
+            return (.inserted(stateEvent ?? "transaction"), after)
         }
-        guard signedDate > before.signedDate else { return .stale }
-        try database.run(
+        guard signedDate > before.signedDate else { return (.stale, nil) }
+        let after = try database.queryOne(
             """
             UPDATE transactions
             SET signed_date_ms = ?, revocation_date_ms = ?, revocation_reason = ?, revocation_type = ?,
                 revocation_percentage = ?, revoked = ?, evidence_id = ?,
                 account = coalesce(account, ?), app_transaction_id = coalesce(app_transaction_id, ?)
             WHERE environment = ? AND transaction_id = ?
-            """, signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
-            payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
-            payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transactionId)
-        let after = try amounts(environment, transactionId)!
+            RETURNING \(Amounts.columns)
+            """,
+            [
+                signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+                payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
+                payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transactionId,
+            ], row: Amounts.init)!
         guard
             let stateEvent = try recordStateChange(
-                from: before, to: after, transactionId, environment, source: source,
-                currency: payload.currency)
-        else { return .unchanged }
-        return .updated(stateEvent)
+                from: before, to: after, transactionId, environment, source: source, currency: payload.currency)
+        else { return (.unchanged, after) }
+        return (.updated(stateEvent), after)
     }
 
     /// Records the event for a change of refund or revocation state; nil when nothing changed.
@@ -289,27 +309,41 @@ struct RecordWriter {
 
     // MARK: Storage helpers
 
+    /// A transaction row's amounts and state, as `Amounts.columns` selects them.
     struct Amounts {
         var gross: Int64
         var refunded: Int64
         var revoked: Int64
         var state: TransactionState = .pending
         var signedDate: Int64 = 0
+        var finished = false
 
         static let zero = Amounts(gross: 0, refunded: 0, revoked: 0)
+
+        static let columns =
+            "gross_milli, refunded_milli, revoked_milli, state, signed_date_ms, finished_ms IS NOT NULL"
+
+        init(gross: Int64, refunded: Int64, revoked: Int64, state: TransactionState = .pending) {
+            self.gross = gross
+            self.refunded = refunded
+            self.revoked = revoked
+            self.state = state
+        }
+
+        init(_ row: Statement) {
+            gross = row.int64(0)
+            refunded = row.int64(1)
+            revoked = row.int64(2)
+            state = TransactionState(rawValue: row.text(3) ?? "") ?? .pending
+            signedDate = row.int64(4)
+            finished = row.int64(5) == 1
+        }
     }
 
     private func amounts(_ environment: String, _ transactionId: String) throws -> Amounts? {
         try database.queryOne(
-            """
-            SELECT gross_milli, refunded_milli, revoked_milli, state, signed_date_ms
-            FROM transactions WHERE environment = ? AND transaction_id = ?
-            """, [environment, transactionId]
-        ) { row in
-            Amounts(
-                gross: row.int64(0), refunded: row.int64(1), revoked: row.int64(2),
-                state: TransactionState(rawValue: row.text(3) ?? "") ?? .pending, signedDate: row.int64(4))
-        }
+            "SELECT \(Amounts.columns) FROM transactions WHERE environment = ? AND transaction_id = ?",
+            [environment, transactionId], row: Amounts.init)
     }
 
     func currentState(_ environment: AppStoreEnvironment, _ transactionId: String) throws -> (
@@ -358,23 +392,46 @@ struct RecordWriter {
         transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
         let digest = SHA256.hash(token.utf8)
-        let exists = try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", [digest]) { $0.int64(0) }
-        guard exists == nil else { return StoredEvidence(newId: nil, sha256: digest, database: database) }
-        let dot = token.utf8.firstIndex(of: UInt8(ascii: "."))!
-        let header = String(token[..<dot])
-        let body = String(token[token.index(after: dot)...])
-        let headerDigest = SHA256.hash(header.utf8)
-        try database.run("INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", headerDigest, header)
-        let headerId = try database.queryOne("SELECT id FROM jws_headers WHERE sha256 = ?", [headerDigest]) {
-            $0.int64(0)
-        }!
-        try database.run(
+        // Split at the first '.' by bytes: Character-wise search is slow on 5 KB of ASCII.
+        let parts: (String, String)? =
+            token.utf8.withContiguousStorageIfAvailable { bytes in
+                guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return nil }
+                return (
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dot]), as: UTF8.self),
+                    String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
+                )
+            } ?? nil
+        guard let (header, body) = parts else {
+            throw StoreError(code: 0, message: "a verified token has no '.'")
+        }
+        let headerId = try self.headerId(header)
+        let newId = try database.queryOne(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
                 notification_uuid, verifier_fingerprint, clock_free, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
-            transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
-        return StoredEvidence(newId: database.lastInsertedRowID, sha256: digest, database: database)
+            ON CONFLICT (sha256) DO NOTHING
+            RETURNING id
+            """,
+            [
+                digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
+                transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now,
+            ]
+        ) { $0.int64(0) }
+        return StoredEvidence(newId: newId, sha256: digest, database: database)
+    }
+
+    /// The id of `header` in `jws_headers`, inserting it when new.
+    private func headerId(_ header: String) throws -> Int64 {
+        if let known = database.headerIds.first(where: { $0.header == header }) { return known.id }
+        let digest = SHA256.hash(header.utf8)
+        try database.run("INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", digest, header)
+        guard
+            let id = try database.queryOne(
+                "SELECT id FROM jws_headers WHERE sha256 = ?", [digest], row: { $0.int64(0) })
+        else { throw StoreError(code: 0, message: "a stored header is missing") }
+        if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
+        database.headerIds.append((header, id))
+        return id
     }
 }

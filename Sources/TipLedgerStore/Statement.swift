@@ -39,7 +39,12 @@ final class Statement {
             case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
             case .text(let text):
                 // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
-                status = sqlite3_bind_text(handle, index, text, -1, tl_sqlite_transient())
+                var copy = text
+                status = copy.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), tl_sqlite_transient())
+                    }
+                }
             case .blob(let bytes):
                 status = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), tl_sqlite_transient())
