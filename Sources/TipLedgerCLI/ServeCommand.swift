@@ -71,7 +71,7 @@ struct ServeCommand: Command {
         }
         guard let raw = token else { return nil }
         let trimmed =
-            raw.trimmingSpaces().split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+            raw.trimmingSpaces().split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         guard trimmed.utf8.count >= 16, !trimmed.contains(" ") else {
             throw CLIError(
                 .usage, "the API token must be at least 16 characters without spaces",
