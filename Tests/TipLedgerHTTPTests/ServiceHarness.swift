@@ -69,7 +69,7 @@ final class ServiceHarness: Sendable {
 
     /// The first column of the first row of `sql` on the service's own connection.
     func integer(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int64 {
-        try ledger.withDatabase { database in try database.queryOne(sql, values) { $0.int64(0) } ?? 0 }
+        try ledger.integer(sql, values)
     }
 
     /// The state column of a recorded Sandbox transaction, or nil when it is not in the ledger.
@@ -80,6 +80,18 @@ final class ServiceHarness: Sendable {
                 [transactionId]
             ) { $0.text(0) } ?? nil
         }
+    }
+}
+
+extension Ledger {
+    /// The first column of the first row of `sql`, an integer (0 when there is no row).
+    func integer(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int64 {
+        try withDatabase { database in try database.queryOne(sql, values) { $0.int64(0) } ?? 0 }
+    }
+
+    /// The first column of every row of `sql`, as text.
+    func texts(_ sql: String, _ values: [any SQLBindable] = []) throws -> [String] {
+        try withDatabase { database in try database.query(sql, values) { $0.text(0) ?? "" } }
     }
 }
 
