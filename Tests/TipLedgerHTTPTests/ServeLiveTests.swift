@@ -130,6 +130,38 @@ import TipLedgerTestSupport
         }
     }
 
+    @Test func accessLogLinesCannotBeForgedThroughTheRequest() throws {
+        let service = try LiveService()
+        let connection = try service.connect()
+        let forgedLine = "2026-01-01T00:00:00.000Z 127.0.0.1 GET /forged 200 0B 0ms"
+        // Percent-encoded in the target, decoded by the server before it is logged.
+        let targets = [
+            "/v1/x%0A" + forgedLine.replacingOccurrences(of: " ", with: "%20"),
+            "/v1/%1B%5B31mred%1B%5B0m", "/v1/caf%C3%A9%20au%20lait%0D",
+        ]
+
+        let statuses = try targets.map { try connection.exchange("GET", $0).status }
+        let oddMethod = try connection.exchange("G\u{1B}[2JT", "/healthz").status
+        #expect(service.stop() == 0)
+
+        #expect(statuses == [404, 404, 404])
+        #expect(oddMethod == 405)
+        let errors = service.child.errors.text
+        #expect(!errors.contains("\u{1B}"))
+        #expect(!errors.contains("\r"))
+        #expect(!errors.contains("\n2026-01-01T00:00:00.000Z"))
+        // The serving line, one line per request, and the two lines of the stop: nothing else.
+        let log = service.accessLog
+        #expect(service.child.errors.lines.count == 1 + targets.count + 1 + 2)
+        #expect(log.count == targets.count + 1)
+        #expect(
+            log.map(\.path) == [
+                "/v1/x%0A2026-01-01T00:00:00.000Z%20127.0.0.1%20GET%20/forged%20200%200B%200ms",
+                "/v1/%1B[31mred%1B[0m", "/v1/caf%C3%A9%20au%20lait%0D", "/healthz",
+            ])
+        #expect(log.last?.method == "G%1B[2JT")
+    }
+
     /// Where the service's API token comes from.
     enum TokenSource: String, CaseIterable, Sendable {
         case none, environment, file, fileWithCRLF, fileOverEnvironment
