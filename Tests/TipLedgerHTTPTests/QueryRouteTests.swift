@@ -68,6 +68,15 @@ import TipLedgerTestSupport
         #expect(!response.bodyText.contains(ServiceHarness.token.prefix(12)), "the body repeats the token")
     }
 
+    @Test(arguments: queryPaths, ["Bearer", "bearer", "BEARER", "bEaReR"])
+    func bearerSchemeIsCaseInsensitive(path: String, scheme: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.request("GET", path, headers: ["Authorization": "\(scheme) \(ServiceHarness.token)"])
+
+        #expect(response.status == 200)
+    }
+
     @Test func restoreListsTheAccountsTipsLikeTheCommandLine() throws {
         let harness = try Self.harnessWithTips()
 
