@@ -30,10 +30,11 @@ final class LiveService {
     }
 
     /// Starts serving; `environment` adds variables (such as `TIPLEDGER_API_TOKEN`) and
-    /// `arguments` options of `serve`. Waits at most 60 seconds for the serving line.
+    /// `arguments` options of `serve`; `listen` nil leaves `--listen` out. Waits at most 60
+    /// seconds for the serving line.
     init(
         environment extra: [String: String] = ["TIPLEDGER_API_TOKEN": LiveService.apiToken], arguments: [String] = [],
-        directory: TemporaryDirectory? = nil, trust: [String]? = nil
+        directory: TemporaryDirectory? = nil, trust: [String]? = nil, listen: String? = "127.0.0.1:0"
     ) throws {
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
@@ -41,7 +42,7 @@ final class LiveService {
         rootPath = directory.file("root.cer")
         try Data(TestChains.standard.root.derEncoded).write(to: URL(fileURLWithPath: rootPath))
         child = try TipledgerProcess(
-            ["serve", "--db", databasePath] + (trust ?? ["--root", rootPath]) + ["--listen", "127.0.0.1:0"]
+            ["serve", "--db", databasePath] + (trust ?? ["--root", rootPath]) + (listen.map { ["--listen", $0] } ?? [])
                 + arguments,
             environment: Self.environment(extra))
         var port: UInt16?

@@ -162,6 +162,20 @@ import TipLedgerTestSupport
         #expect(log.last?.method == "G%1B[2JT")
     }
 
+    @Test func listenAddressComesFromTheEnvironmentForServeAndHealth() throws {
+        let service = try LiveService(environment: ["TIPLEDGER_LISTEN": "127.0.0.1:0"], listen: nil)
+        let environment = LiveService.environment(["TIPLEDGER_LISTEN": "127.0.0.1:\(service.port)"])
+
+        let healthy = try TipledgerProcess.run(["health"], environment: environment)
+        #expect(service.stop() == 0)
+        let unhealthy = try TipledgerProcess.run(["health"], environment: environment)
+
+        #expect(healthy.status == 0)
+        #expect(healthy.output == "healthy\n")
+        #expect(unhealthy.status == 1)
+        #expect(unhealthy.output.hasPrefix("unhealthy"))
+    }
+
     /// Where the service's API token comes from.
     enum TokenSource: String, CaseIterable, Sendable {
         case none, environment, file, fileWithCRLF, fileOverEnvironment

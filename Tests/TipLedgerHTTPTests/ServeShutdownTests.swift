@@ -120,6 +120,8 @@ extension ServeLiveTests {
         #expect(try jsonObject(slowResponse.body)["outcome"] as? String == "acknowledged")
         #expect(throws: LoopbackError.connectFailed(ECONNREFUSED)) { _ = try service.connect() }
         #expect(try service.healthStatus() == 1)
+        // The ledger was closed: its last connection checkpointed and removed the write-ahead log.
+        #expect(!FileManager.default.fileExists(atPath: service.databasePath + "-wal"))
 
         let seen = answers.withLock { $0 }
         #expect(seen.count >= 24)
