@@ -143,7 +143,7 @@ extension ServeLiveTests {
             let (seconds, attoseconds) = duration.components
             return ((Double(seconds) * 1000 + Double(attoseconds) / 1e15) * 10).rounded() / 10
         }
-        let seconds = milliseconds(elapsed) / 1000
+        let seconds = (milliseconds(elapsed) / 10).rounded() / 100
         if !latencies.isEmpty {
             let p50 = milliseconds(latencies[latencies.count / 2])
             let p99 = milliseconds(latencies[min(latencies.count - 1, latencies.count * 99 / 100)])
