@@ -71,7 +71,7 @@ struct ServeCommand: Command {
         }
         guard let raw = token else { return nil }
         let trimmed =
-            raw.trimmingSpaces().split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+            raw.trimmingSpaces().split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
         guard trimmed.utf8.count >= 16, !trimmed.contains(" ") else {
             throw CLIError(
                 .usage, "the API token must be at least 16 characters without spaces",
@@ -133,12 +133,30 @@ struct ServeCommand: Command {
 /// path (account UUIDs) are replaced, and query strings, headers and bodies never appear.
 enum AccessLogLine {
     static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
-        let path = entry.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            UUID(uuidString: String(segment)) == nil ? String(segment) : ":account"
-        }.joined(separator: "/")
+        let path = printable(
+            entry.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+                UUID(uuidString: String(segment)) == nil ? String(segment) : ":account"
+            }.joined(separator: "/"))
         let milliseconds = Double(entry.durationMicroseconds) / 1000
         let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
-        return "\(time) \(entry.remoteAddress) \(entry.method) \(path.prefix(200)) \(entry.status) "
+        let method = printable(entry.method).prefix(20)
+        return "\(time) \(entry.remoteAddress) \(method) \(path.prefix(200)) \(entry.status) "
             + "\(entry.responseBytes)B \(duration)ms"
+    }
+
+    /// `text` with every byte outside printable ASCII percent-encoded: the path arrives
+    /// percent-decoded, and a `%0A` or `%1B` in it must not start a forged line or drive the
+    /// terminal.
+    static func printable(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            if (0x21...0x7E).contains(byte) {
+                result.append(Character(Unicode.Scalar(byte)))
+            } else {
+                result += byte < 0x10 ? "%0" : "%"
+                result += String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return result
     }
 }

@@ -179,9 +179,13 @@ public final class TipLedgerService: Sendable {
         guard let apiToken else {
             return .error(status: 404, code: "not_found", message: "no such resource")
         }
-        let header = request.headers["Authorization"] ?? ""
-        let prefix = "Bearer "
-        let given = header.hasPrefix(prefix) ? Array(header.utf8.dropFirst(prefix.utf8.count)) : []
+        let header = Array((request.headers["Authorization"] ?? "").utf8)
+        // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too.
+        let prefix = Array("bearer ".utf8)
+        let hasPrefix =
+            header.count > prefix.count
+            && zip(header, prefix).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
+        let given = hasPrefix ? Array(header.dropFirst(prefix.count)) : []
         guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
             var response = HTTPResponse.error(
                 status: 401, code: "unauthorized", message: "a valid bearer token is required")

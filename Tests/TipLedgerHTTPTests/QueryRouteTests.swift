@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerHTTP
+import TipLedgerTestSupport
+
+@testable import TipLedgerStore
+
+/// The query routes through the router: restore and report behind the bearer token.
+@Suite struct QueryRouteTests {
+    static let otherAccount = "0b7c4d2e-91aa-4f3b-8c6d-2e1f0a9b8c7d"
+    static let queryPaths = ["/v1/accounts/\(ServiceHarness.account)/transactions", "/v1/report"]
+
+    /// A ledger with three tips of the test account (one of them refunded, one in EUR), one of
+    /// another account, one older tip and one in Production.
+    static func harnessWithTips() throws -> ServiceHarness {
+        let harness = try ServiceHarness()
+        let day: Int64 = 86_400_000
+        let reference = TestChains.referenceMilliseconds
+        let tokens = [
+            try TestChains.transaction(id: "2000000000000301", price: 990),
+            try TestChains.transaction(id: "2000000000000302", productId: "com.example.tips.medium", price: 1990),
+            try TestChains.transaction(
+                id: "2000000000000303", price: 1090, currency: "EUR", purchaseDate: reference + 1),
+            try TestChains.transaction(id: "2000000000000304", price: 4990, account: otherAccount),
+            try TestChains.transaction(id: "2000000000000305", price: 990, purchaseDate: reference - 10 * day),
+            try TestChains.transaction(id: "2000000000000306", price: 990, environment: "Production"),
+        ]
+        for token in tokens {
+            #expect(harness.postTransaction(token).status == 200)
+        }
+        let refund = try TestChains.notification(
+            type: "REFUND", uuid: TestChains.uuid(301), signedDate: reference + day, around: tokens[1])
+        #expect(harness.postNotification(refund).status == 200)
+        return harness
+    }
+
+    @Test(arguments: queryPaths)
+    func queryRouteIsNotFoundWithoutAConfiguredToken(path: String) throws {
+        let harness = try ServiceHarness(apiToken: nil)
+
+        for token in [nil, "", ServiceHarness.token] as [String?] {
+            let response = harness.get(path, token: token)
+            #expect(response.status == 404)
+            #expect(try jsonObject(response)["error"] as? String == "not_found")
+            #expect(response.headers["WWW-Authenticate"] == nil)
+        }
+    }
+
+    /// Authorization headers that must not open the query routes.
+    static let wrongAuthorizations: [String?] = [
+        nil, "", "Bearer", "Bearer ", "Bearer wrong-token-0123456789", "Bearer \(ServiceHarness.token)x",
+        "Bearer \(ServiceHarness.token.dropLast())", "Basic \(ServiceHarness.token)", ServiceHarness.token,
+        "Bearer  \(ServiceHarness.token)", "Token \(ServiceHarness.token)",
+    ]
+
+    @Test(arguments: queryPaths, wrongAuthorizations)
+    func queryRouteIsUnauthorizedWithoutTheRightToken(path: String, authorization: String?) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.request(
+            "GET", path, headers: authorization.map { ["Authorization": $0] } ?? [:])
+
+        #expect(response.status == 401)
+        #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="tipledger""#)
+        let body = try jsonObject(response)
+        #expect(body["error"] as? String == "unauthorized")
+        #expect(!response.bodyText.contains(ServiceHarness.token.prefix(12)), "the body repeats the token")
+    }
+
+    @Test(arguments: queryPaths, ["Bearer", "bearer", "BEARER", "bEaReR"])
+    func bearerSchemeIsCaseInsensitive(path: String, scheme: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.request("GET", path, headers: ["Authorization": "\(scheme) \(ServiceHarness.token)"])
+
+        #expect(response.status == 200)
+    }
+
+    @Test func restoreListsTheAccountsTipsLikeTheCommandLine() throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get("/v1/accounts/\(ServiceHarness.account)/transactions")
+
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/json")
+        let expected = LedgerJSON.restore(
+            try harness.ledger.restore(account: ServiceHarness.account, includeAll: false),
+            key: .account(ServiceHarness.account), catalog: nil)
+        #expect(response.bodyText == expected)
+        let body = try jsonObject(response)
+        #expect(body["account"] as? String == ServiceHarness.account)
+        let transactions = try #require(body["transactions"] as? [[String: Any]])
+        #expect(
+            transactions.compactMap { $0["transactionId"] as? String }
+                == ["2000000000000305", "2000000000000306", "2000000000000301", "2000000000000303"])
+        #expect(transactions.allSatisfy { $0["state"] as? String == "finished" })
+        let first = try #require(transactions.first)
+        #expect(first["price"] as? Int == 990)
+        #expect(first["currency"] as? String == "USD")
+        #expect(first["finished"] as? Bool == true)
+        let totals = try #require(body["totals"] as? [[String: Any]])
+        let sandboxUSD = totals.first {
+            $0["environment"] as? String == "Sandbox" && $0["currency"] as? String == "USD"
+        }
+        // The refunded 19.90 counts nothing; the other two count in full.
+        #expect(sandboxUSD?["net_milli"] as? Int == 1980)
+    }
+
+    @Test(arguments: ["true", "1", "yes", "TRUE"])
+    func restoreWithAllIncludesRefundedTips(all: String) throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get("/v1/accounts/\(ServiceHarness.account)/transactions", query: ["all": all])
+
+        #expect(response.status == 200)
+        let expected = LedgerJSON.restore(
+            try harness.ledger.restore(account: ServiceHarness.account, includeAll: true),
+            key: .account(ServiceHarness.account), catalog: nil)
+        #expect(response.bodyText == expected)
+        let transactions = try #require(try jsonObject(response)["transactions"] as? [[String: Any]])
+        #expect(transactions.count == 5)
+        let refunded = try #require(transactions.first { $0["transactionId"] as? String == "2000000000000302" })
+        #expect(refunded["state"] as? String == "refunded")
+        #expect(refunded["revocationDate"] as? Int == Int(TestChains.referenceMilliseconds + 86_400_000))
+    }
+
+    @Test func restoreAcceptsAnUppercaseAccountAndAnswersInLowercase() throws {
+        let harness = try Self.harnessWithTips()
+
+        let lower = harness.get("/v1/accounts/\(ServiceHarness.account)/transactions")
+        let upper = harness.get("/v1/accounts/\(ServiceHarness.account.uppercased())/transactions")
+
+        #expect(upper.status == 200)
+        #expect(upper.bodyText == lower.bodyText)
+    }
+
+    @Test func restoreOfAnAccountWithoutTipsIsEmpty() throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get("/v1/accounts/\(TestChains.uuid(999))/transactions")
+
+        #expect(response.status == 200)
+        #expect(response.bodyText == #"{"account":"\#(TestChains.uuid(999))","transactions":[],"totals":[]}"#)
+    }
+
+    @Test(arguments: [
+        "not-a-uuid", "7e3fb20b4cdb47cc936d99d65f608138", "7e3fb20b-4cdb-47cc-936d-99d65f60813", "' OR 1=1 --", "",
+    ])
+    func restoreOfANonUUIDAccountIsABadRequest(account: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.get("/v1/accounts/\(account)/transactions")
+
+        #expect(response.status == 400)
+        #expect(try jsonObject(response)["error"] as? String == "invalid_account")
+    }
+
+    @Test func restoreChecksTheTokenBeforeTheAccount() throws {
+        let harness = try ServiceHarness()
+
+        #expect(harness.get("/v1/accounts/not-a-uuid/transactions", token: nil).status == 401)
+    }
+
+    @Test func reportParsesGroupingDatesEnvironmentAndCommission() throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get(
+            "/v1/report",
+            query: [
+                "by": "currency", "since": "2025-12-31", "until": "2026-01-01", "environment": "Sandbox",
+                "commission": "15%",
+            ])
+
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "application/json")
+        let body = try jsonObject(response)
+        #expect(body["commissionRate"] as? Double == 0.15)
+        let rows = try #require(body["rows"] as? [[String: Any]])
+        // Production and the tip from ten days before are left out; no group field by currency.
+        #expect(rows.count == 2)
+        #expect(rows.allSatisfy { $0["environment"] as? String == "Sandbox" && $0["product"] == nil })
+        let usd = try #require(rows.first { $0["currency"] as? String == "USD" })
+        #expect(usd["transactions"] as? Int == 3)
+        #expect(usd["gross_milli"] as? Int == 990 + 1990 + 4990)
+        #expect(usd["refunded_milli"] as? Int == 1990)
+        #expect(usd["revoked_milli"] as? Int == 0)
+        #expect(usd["net_milli"] as? Int == 990 + 4990)
+        #expect(usd["estimated_proceeds_milli"] as? Int == 5080)  // 5.98 × 0.85 = 5.083, to the cent
+        let eur = try #require(rows.first { $0["currency"] as? String == "EUR" })
+        #expect(eur["net_milli"] as? Int == 1090)
+        #expect(body["openConsumptionRequests"] as? [Any] != nil)
+
+        let query = try ReportQuery(by: "currency", since: "2025-12-31", until: "2026-01-01", environments: [.sandbox])
+        let expected = LedgerJSON.report(
+            try harness.ledger.report(query, now: TestChains.referenceMilliseconds), grouping: .currency,
+            commission: 0.15, catalog: nil)
+        #expect(response.bodyText == expected)
+    }
+
+    @Test func reportWithoutParametersGroupsByProductOverEveryEnvironment() throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get("/v1/report")
+
+        #expect(response.status == 200)
+        let rows = try #require(try jsonObject(response)["rows"] as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["environment"] as? String }) == ["Sandbox", "Production"])
+        #expect(rows.allSatisfy { $0["product"] is String && $0["estimated_proceeds_milli"] == nil })
+        let medium = try #require(rows.first { $0["product"] as? String == "com.example.tips.medium" })
+        #expect(medium["refunded_milli"] as? Int == 1990)
+    }
+
+    @Test(arguments: [
+        ("by", "week"), ("by", ""), ("since", "yesterday"), ("since", "2026-01-01junk"), ("since", "2026-1-1"),
+        ("until", "2026-02-30"), ("until", "2025-02-29"), ("until", "2026-13-01"),
+        ("since", "2026-01-01T00:00:00Zjunk"),
+        ("since", "2026-01-01T24:00:00Z"), ("since", "2026-01-01 00:00:00Z"), ("until", "20260101"),
+        ("environment", "Staging"), ("environment", ""), ("commission", "100%"), ("commission", "abc"),
+        ("commission", "-0.1"), ("commission", "1.5"), ("commission", "nan"),
+    ])
+    func reportRejectsABadParameter(name: String, value: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.get("/v1/report", query: HTTPQuery([.init(name: name, value: value)]))
+
+        #expect(response.status == 400, "\(name)=\(value)")
+        let body = try jsonObject(response)
+        #expect(body["error"] as? String == "invalid_parameter", "\(name)=\(value)")
+        let message = try #require(body["message"] as? String)
+        #expect(message.hasPrefix(name), "\(name)=\(value): \(message)")
+    }
+
+    @Test(arguments: [
+        "2026-01-01", "2024-02-29", "2026-01-01T00:00:00Z", "2026-01-01T00:00:00.000Z", "2026-01-01T01:00:00+01:00",
+    ])
+    func reportAcceptsADateOrATimestamp(since: String) throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get("/v1/report", query: ["since": since, "by": "currency"])
+
+        #expect(response.status == 200, "\(since)")
+        let rows = try #require(try jsonObject(response)["rows"] as? [[String: Any]])
+        #expect(rows.count == 3, "\(since)")  // Sandbox USD and EUR, Production USD
+    }
+
+    @Test func reportRejectsSinceAfterUntil() throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.get("/v1/report", query: ["since": "2026-02-01", "until": "2026-01-01"])
+
+        #expect(response.status == 400)
+        #expect(try jsonObject(response)["error"] as? String == "invalid_parameter")
+    }
+}
