@@ -94,7 +94,9 @@ struct ServeCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
-        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: false)
+        // A shorter busy timeout than the CLI's: while another process writes for long, answer
+        // 503 soon so the App Store retries, rather than holding the request.
+        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: false, busyTimeout: .seconds(5))
         let terminal = context.terminal
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: try apiToken(context),
@@ -109,7 +111,11 @@ struct ServeCommand: Command {
         do {
             server = try HTTPServer(
                 configuration: configuration,
-                accessLog: { entry in terminal.errorLine(AccessLogLine.format(entry, at: clock.now())) },
+                accessLog: { entry in
+                    // Only 413 is answered by the transport without the service seeing it.
+                    service.countTransportAnswer(entry, handled: entry.status != 413)
+                    terminal.errorLine(AccessLogLine.format(entry, at: clock.now()))
+                },
                 handler: service.handler)
         } catch {
             throw CLIError(.ioError, "cannot serve on \(listen): \(error)")

@@ -53,6 +53,30 @@ public final class TipLedgerService: Sendable {
         return response
     }
 
+    /// Counts a request the transport answered itself, without calling the handler (413 for a
+    /// body over the limit), so `/metrics` sees every answer. Pass it the access-log entry.
+    public func countTransportAnswer(_ entry: AccessLogEntry, handled: Bool) {
+        guard !handled else { return }
+        metrics.countRequest(
+            route: Self.routeName(entry.path), status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6)
+    }
+
+    /// The metrics label of a path: one of a fixed set, whatever the path.
+    static func routeName(_ path: String) -> String {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        switch parts {
+        case ["v1", "notifications"]: return "notifications"
+        case ["v1", "transactions"]: return "transactions"
+        case let parts
+        where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
+            return "accounts"
+        case ["v1", "report"]: return "report"
+        case ["healthz"]: return "healthz"
+        case ["metrics"]: return "metrics"
+        default: return "unknown"
+        }
+    }
+
     /// The route name (a fixed set, used as the metrics label) and the response.
     private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()

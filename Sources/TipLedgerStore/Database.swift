@@ -13,12 +13,16 @@ final class Database {
     let path: String
     private var statements: [String: Statement] = [:]
 
-    /// How long a writer waits for another connection's write lock before failing with BUSY.
-    static let busyTimeoutMilliseconds: Int32 = 30_000
+    /// How long a writer waits for another connection's write lock before failing with BUSY,
+    /// unless the opener says otherwise.
+    static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
 
     /// Opens (creating when missing) the database at `path`; `:memory:` opens a private
-    /// in-memory database.
-    init(path: String, readOnly: Bool = false) throws(StoreError) {
+    /// in-memory database. `cacheMebibytes` bounds this connection's page cache.
+    init(
+        path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
+        cacheMebibytes: Int = 32
+    ) throws(StoreError) {
         var handle: OpaquePointer? = nil
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
@@ -34,7 +38,11 @@ final class Database {
         self.handle = handle
         self.path = path
         do {
-            try configure(readOnly: readOnly)
+            try configure(readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
+            // on random pages; SQLite's default 2 MiB cache turns that into a read system call
+            // per insert once the ledger outgrows it.
+            try execute("PRAGMA cache_size = -\(cacheMebibytes * 1024)")
         } catch {
             sqlite3_close_v2(handle)
             throw error
@@ -47,8 +55,8 @@ final class Database {
         sqlite3_close_v2(handle)
     }
 
-    private func configure(readOnly: Bool) throws(StoreError) {
-        sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds)
+    private func configure(readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         var ignored: Int32 = 0
         // Defensive mode refuses writes that could corrupt the file (writable_schema and the
         // like) even if an attacker got SQL in: https://sqlite.org/c3ref/c_dbconfig_defensive.html
@@ -65,10 +73,6 @@ final class Database {
             }
         }
         try execute("PRAGMA synchronous = FULL")
-        // The evidence and transaction indexes are keyed by hashes and ids, so inserts land on
-        // random pages; SQLite's default 2 MiB page cache turns that into a read system call per
-        // insert once the ledger outgrows it. 32 MiB keeps a large ledger's index pages cached.
-        try execute("PRAGMA cache_size = -32768")
     }
 
     /// Runs SQL without parameters or results (several statements allowed).

@@ -23,7 +23,7 @@ extension Ledger {
     public func knownTokens(_ digests: [[UInt8]?], verifierFingerprint: [UInt8], finishing: Bool) throws
         -> [KnownToken?]
     {
-        try withDatabase { database in
+        try withReader { database in
             try digests.map { digest -> KnownToken? in
                 guard let digest else { return nil }
                 return try database.queryOne(

@@ -34,7 +34,7 @@ extension Ledger {
     private func restore(column: String, value: String, includeAll: Bool) throws -> Restore {
         // `column` is one of two fixed names chosen above, never user input.
         let filter = includeAll ? "" : " AND state IN ('pending', 'finished')"
-        return try withDatabase { database in
+        return try withReader { database in
             let transactions = try database.query(
                 "SELECT \(Self.transactionColumns) FROM transactions WHERE \(column) = ?\(filter) "
                     + "ORDER BY purchase_date_ms, environment, transaction_id",
@@ -55,7 +55,7 @@ extension Ledger {
 
     /// Transactions verified but not finished (and not refunded or revoked), oldest first.
     public func pending() throws -> [TransactionRecord] {
-        try withDatabase { database in
+        try withReader { database in
             try database.query(
                 "SELECT \(Self.transactionColumns) FROM transactions WHERE finished_ms IS NULL AND state = 'pending' "
                     + "ORDER BY purchase_date_ms, environment, transaction_id", [], row: Self.transactionRecord)
@@ -127,7 +127,7 @@ extension Ledger {
             requestConditions.append("environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))")
             requestValues += environments.map(\.rawValue)
         }
-        return try withDatabase { database in
+        return try withReader { database in
             let rows = try database.query(sql, values) { row in
                 ReportRow(
                     environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, group: row.text(1),
@@ -153,13 +153,13 @@ extension Ledger {
     public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> [ReverifyFailure]
     {
-        let total = try withDatabase { try $0.queryOne("SELECT count(*) FROM evidence", []) { $0.int64(0) } ?? 0 }
+        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence", []) { $0.int64(0) } ?? 0 }
         var failures: [ReverifyFailure] = []
         var lastId: Int64 = 0
         var done = 0
         while true {
             // Pages by id keep memory flat and the lock short, however large the ledger.
-            let page = try withDatabase { database in
+            let page = try withReader { database in
                 try database.query(
                     """
                     SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid

@@ -11,20 +11,31 @@ public final class Ledger: Sendable {
     /// The database file.
     public let path: String
     let clock: WallClock
-    let connection: Mutex<Database>
+    /// The connection every write goes through, one at a time.
+    let connection: LockedDatabase
+    /// A second connection for queries (restore, report, health), so they read the last
+    /// committed state without waiting for a write in progress (WAL allows that). Nil for an
+    /// in-memory ledger, which only one connection can see.
+    let reader: LockedDatabase?
 
-    private init(path: String, database: consuming sending Database, clock: WallClock) {
+    private init(path: String, connection: LockedDatabase, reader: LockedDatabase?, clock: WallClock) {
         self.path = path
         self.clock = clock
-        self.connection = Mutex(database)
+        self.connection = connection
+        self.reader = reader
     }
 
     /// Opens the ledger at `path` (creating it when missing) and applies pending migrations.
-    /// `:memory:` gives a private in-memory ledger.
-    public static func open(path: String, clock: WallClock = .system) throws -> Ledger {
-        let database = try Database(path: path)
+    /// `:memory:` gives a private in-memory ledger. A write waits up to `busyTimeout` for another
+    /// process's write to finish before failing as busy.
+    public static func open(path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30)) throws
+        -> Ledger
+    {
+        let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000)
+        let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
         try Migrator.migrate(database)
-        return Ledger(path: path, database: database, clock: clock)
+        let reader = path == ":memory:" ? nil : LockedDatabase(try Database(path: path, cacheMebibytes: 16))
+        return Ledger(path: path, connection: LockedDatabase(database), reader: reader, clock: clock)
     }
 
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
@@ -38,33 +49,51 @@ public final class Ledger: Sendable {
         return (from, to)
     }
 
-    /// Runs `body` with the connection, holding the ledger's lock.
+    /// Runs `body` with the writing connection, holding its lock.
     func withDatabase<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
-        try connection.withLock { database throws -> sending Result in try body(database) }
+        try connection.withLock(body)
+    }
+
+    /// Runs `body` with the query connection (the writing one for an in-memory ledger).
+    func withReader<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
+        try (reader ?? connection).withLock(body)
     }
 
     /// `PRAGMA integrity_check`'s answer: "ok" for a sound file.
     public func integrityCheck() throws -> String {
-        try withDatabase { database in
+        try withReader { database in
             try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }.joined(separator: "; ")
         }
     }
 
     /// The schema version of the open ledger.
     public func schemaVersion() throws -> Int {
-        try withDatabase { Int(try $0.pragmaInteger("user_version")) }
+        try withReader { Int(try $0.pragmaInteger("user_version")) }
     }
 
     /// Whether the database answers a trivial query (for health checks).
     public func isHealthy() -> Bool {
-        (try? withDatabase { try $0.queryOne("SELECT 1", []) { $0.int64(0) } }) == 1
+        (try? withReader { try $0.queryOne("SELECT count(*) FROM sqlite_schema", []) { $0.int64(0) } } ?? 0) ?? 0 > 0
     }
 
     /// Writes a consistent copy of the ledger to `destination` with `VACUUM INTO`, safe while
     /// other processes use it. The destination must not exist.
     public func backup(to destination: String) throws {
-        _ = try withDatabase { database in
+        _ = try withReader { database in
             try database.run("VACUUM INTO ?", destination)
         }
+    }
+}
+
+/// A connection used by one thread at a time, behind a mutex.
+final class LockedDatabase: Sendable {
+    private let mutex: Mutex<Database>
+
+    init(_ database: consuming sending Database) {
+        mutex = Mutex(database)
+    }
+
+    func withLock<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
+        try mutex.withLock { database throws -> sending Result in try body(database) }
     }
 }
