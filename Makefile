@@ -32,6 +32,9 @@ test: deps lint
 demo: release
 	scripts/demo .build/release/tipledger
 
+bench: deps
+	scripts/bench
+
 embed:
 	scripts/embed
 
