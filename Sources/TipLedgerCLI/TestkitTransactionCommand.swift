@@ -43,18 +43,18 @@ struct TestkitTransactionCommand: Command {
             return .success
         }
         let accounts = self.accounts ?? min(max(count / 8, 1), 40)
+        var generator = TipGenerator(
+            options: options, count: count, accounts: accounts, days: days, end: options.purchaseDate ?? now,
+            bundleId: bundleId, environment: environment, catalog: catalog, random: random)
         var remaining = count
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         // Chunks keep memory flat for millions of lines.
         while remaining > 0 {
-            let chunk = min(remaining, 4096)
-            let batch = options.varied(
-                count: chunk, accounts: accounts, days: days, end: options.purchaseDate ?? now, bundleId: bundleId,
-                environment: environment, catalog: catalog, random: &random)
+            let batch = generator.next(4096)
             for token in try ParallelSigner.sign(batch.map(\.payloadJSON), with: signer) {
                 context.terminal.write(token + "\n")
             }
-            remaining -= chunk
+            remaining -= batch.count
             progress.update(lines: count - remaining, of: count)
         }
         progress.finish()

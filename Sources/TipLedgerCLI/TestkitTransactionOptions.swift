@@ -107,46 +107,81 @@ struct TestkitTransactionOptions {
         let yen = ((dollarsMilli + 10) * 160 / 1000 + 5) / 10 * 10
         return yen * 1000
     }
+}
 
-    /// `count` varied tips: a pool of accounts, tiers by popularity, storefronts, quantities,
-    /// purchases spread over `days` before `end`. Deterministic for a given generator state.
-    /// `--storefront` (and `--currency`), when given, hold for every tip.
-    func varied(
-        count: Int, accounts: Int, days: Int, end: Int64, bundleId: String, environment: AppStoreEnvironment,
-        catalog: StoreKitCatalog?, random: inout SeededGenerator
-    ) -> [TestTransaction] {
-        let storefronts = Self.storefronts
-        let fixedStorefront = storefront.flatMap { code in storefronts.first { $0.0 == code } }
-        let tiers = Self.tiers(catalog)
-        let pool = (0..<accounts).map { _ in random.uuid() }
+/// Realistic tips for `testkit transaction --count`: a pool of accounts (each with its own app
+/// transaction id, as one install has), tiers by popularity, storefronts (mostly the US),
+/// quantities, and purchases at an even pace over the window, their ids increasing with time as
+/// the App Store numbers them. Deterministic for a given seed; produced in chunks so memory
+/// stays flat for millions of tips.
+struct TipGenerator {
+    let options: TestkitTransactionOptions
+    let bundleId: String
+    let environment: AppStoreEnvironment
+    let tiers: [(String, Int64)]
+    let total: Int
+    let start: Int64
+    let step: Double
+    private let accounts: [(account: String, appTransactionId: String)]
+    private var random: SeededGenerator
+    private var produced = 0
+    private var nextId: UInt64
+
+    init(
+        options: TestkitTransactionOptions, count: Int, accounts: Int, days: Int, end: Int64, bundleId: String,
+        environment: AppStoreEnvironment, catalog: StoreKitCatalog?, random: SeededGenerator
+    ) {
+        self.options = options
+        self.bundleId = bundleId
+        self.environment = environment
+        self.tiers = TestkitTransactionOptions.tiers(catalog)
+        self.total = count
         let span = Int64(days) * 86_400_000
-        // The App Store numbers transactions in increasing order; so does testkit, from a random
-        // start, with small random gaps.
-        var nextId = UInt64.random(in: 2_000_000_000_000_000...2_900_000_000_000_000, using: &random)
-        return (0..<count).map { _ in
+        self.start = end - span
+        self.step = Double(span) / Double(max(count, 1))
+        var random = random
+        self.accounts = (0..<accounts).map { _ in
+            (
+                random.uuid(),
+                String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999, using: &random))
+            )
+        }
+        self.nextId = UInt64.random(in: 2_000_000_000_000_000...2_900_000_000_000_000, using: &random)
+        self.random = random
+    }
+
+    /// The next `count` tips (fewer at the end).
+    mutating func next(_ count: Int) -> [TestTransaction] {
+        let storefronts = TestkitTransactionOptions.storefronts
+        let fixedStorefront = options.storefront.flatMap { code in storefronts.first { $0.0 == code } }
+        var tips: [TestTransaction] = []
+        while tips.count < count && produced < total {
             nextId += UInt64.random(in: 1...40, using: &random)
-            // Small tips are the most common; storefront mostly the US.
             let tierRoll = Int.random(in: 0..<10, using: &random)
             let tier = tiers[min(tierRoll < 6 ? 0 : tierRoll < 9 ? 1 : 2, tiers.count - 1)]
             let storefrontRoll = Int.random(in: 0..<20, using: &random)
             let storefront =
                 fixedStorefront ?? storefronts[storefrontRoll < 10 ? 0 : (storefrontRoll % (storefronts.count - 1)) + 1]
-            let currency = self.currency ?? storefront.2
+            let currency = options.currency ?? storefront.2
             let quantityRoll = Int.random(in: 0..<10, using: &random)
             let quantity = quantityRoll < 8 ? 1 : quantityRoll == 8 ? 2 : Int.random(in: 3...5, using: &random)
-            let purchaseDate = end - Int64.random(in: 0..<max(span, 1), using: &random)
-            let account: String? =
-                Int.random(in: 0..<20, using: &random) == 0 ? nil : pool.randomElement(using: &random)
+            let jitter = Int64(Double.random(in: 0..<1, using: &random) * step)
+            let purchaseDate = start + Int64(Double(produced) * step) + jitter
+            // One tip in twenty comes from an app that sets no account token.
+            let owner = Int.random(in: 0..<20, using: &random) == 0 ? nil : accounts.randomElement(using: &random)
             var fields = TestTransaction(
                 transactionId: String(nextId), bundleId: bundleId, productId: tier.0,
-                price: Self.localPrice(tier.1, currency: currency) * Int64(quantity), currency: currency,
-                storefront: storefront.0, storefrontId: storefront.1, environment: environment.rawValue,
-                purchaseDate: purchaseDate, appAccountToken: account)
+                price: TestkitTransactionOptions.localPrice(tier.1, currency: currency) * Int64(quantity),
+                currency: currency, storefront: storefront.0, storefrontId: storefront.1,
+                environment: environment.rawValue, purchaseDate: purchaseDate, appAccountToken: owner?.account)
             fields.quantity = Int32(quantity)
-            fields.appTransactionId = String(
-                UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999, using: &random))
-            return fields
+            fields.appTransactionId =
+                owner?.appTransactionId
+                ?? String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999, using: &random))
+            tips.append(fields)
+            produced += 1
         }
+        return tips
     }
 }
 

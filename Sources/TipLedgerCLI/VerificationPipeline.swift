@@ -11,9 +11,9 @@ struct VerificationPipeline {
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
     var workers = max(1, ProcessInfoLite.activeProcessorCount)
-    /// Finds lines the ledger already holds as verified evidence, so they need no verification;
-    /// called on the calling thread with each batch's token digests.
-    var knownTokens: (([[UInt8]?]) throws -> [KnownToken?])? = nil
+    /// Finds a token the ledger already holds as verified evidence, by its digest, so it needs
+    /// no verification; called on the worker threads. A failed lookup means "verify it".
+    var knownToken: (@Sendable ([UInt8]) -> KnownToken?)? = nil
 
     /// What became of one line.
     enum Outcome {
@@ -51,18 +51,23 @@ struct VerificationPipeline {
         return lines
     }
 
-    /// Looks up known tokens, then starts verifying the rest in the background.
+    /// Starts checking a batch in the background: each line is looked up as a known token,
+    /// else verified.
     private func start(_ lines: [InputLine]) throws -> Batch {
-        let known = try knownTokens?(lines.map(Self.digest)) ?? Array(repeating: nil, count: lines.count)
-        let batch = Batch(lines: lines, known: known)
+        let batch = Batch(lines: lines)
         let verifier = self.verifier
+        let knownToken = self.knownToken
         let workers = min(self.workers, lines.count)
         batch.group.enter()
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 var index = worker
                 while index < lines.count {
-                    if known[index] == nil { batch.slots.set(index, Self.verify(lines[index], with: verifier)) }
+                    if let knownToken, let digest = Self.digest(lines[index]), let known = knownToken(digest) {
+                        batch.slots.set(index, .known(known))
+                    } else {
+                        batch.slots.set(index, .checked(Self.verify(lines[index], with: verifier)))
+                    }
                     index += workers
                 }
             }
@@ -93,22 +98,18 @@ struct VerificationPipeline {
     /// A batch being verified in the background.
     private final class Batch: @unchecked Sendable {
         let lines: [InputLine]
-        let known: [KnownToken?]
         let slots: ResultSlots
         let group = DispatchGroup()
 
-        init(lines: [InputLine], known: [KnownToken?]) {
+        init(lines: [InputLine]) {
             self.lines = lines
-            self.known = known
             self.slots = ResultSlots(count: lines.count)
         }
 
         /// Waits for the workers, then returns the items in input order.
         func items() -> [Item] {
             group.wait()
-            return lines.indices.map { index in
-                Item(line: lines[index], outcome: known[index].map { .known($0) } ?? .checked(slots.result(index)))
-            }
+            return lines.indices.map { Item(line: lines[$0], outcome: slots.result($0)) }
         }
     }
 }
@@ -118,7 +119,7 @@ private final class ResultSlots: @unchecked Sendable {
     /// Allocated once and never moved. (An array's `withUnsafeMutableBufferPointer` is a
     /// mutating access of the whole array: when two workers overlapped, one could find the
     /// buffer shared, copy it and store the copy over the other's results.)
-    private let storage: UnsafeMutableBufferPointer<Result<VerifiedPayload, VerificationError>?>
+    private let storage: UnsafeMutableBufferPointer<VerificationPipeline.Outcome?>
 
     init(count: Int) {
         storage = .allocate(capacity: count)
@@ -132,9 +133,9 @@ private final class ResultSlots: @unchecked Sendable {
 
     /// Safe without a lock: each index is written by exactly one worker, and results are read
     /// only after the batch's group was left (all workers finished).
-    func set(_ index: Int, _ result: Result<VerifiedPayload, VerificationError>) {
+    func set(_ index: Int, _ result: VerificationPipeline.Outcome) {
         storage[index] = result
     }
 
-    func result(_ index: Int) -> Result<VerifiedPayload, VerificationError> { storage[index]! }
+    func result(_ index: Int) -> VerificationPipeline.Outcome { storage[index]! }
 }

@@ -56,8 +56,8 @@ struct VerifyCommand: Command {
             pipeline.batchSize = 2048
             let fingerprint = verifier.fingerprint
             let finish = self.finish
-            pipeline.knownTokens = { digests in
-                try ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
+            pipeline.knownToken = { digest in
+                try? ledger.knownToken(digest, verifierFingerprint: fingerprint, finishing: finish)
             }
         }
         try pipeline.run(&reader) { items in

@@ -84,7 +84,9 @@ public struct JSONParser: ~Copyable {
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        var members: [String: JSONValue] = [:]
+        // App Store payloads have up to ~35 members; sized once, the table is not rebuilt as
+        // it grows.
+        var members: [String: JSONValue] = Dictionary(minimumCapacity: 32)
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
@@ -150,7 +152,7 @@ public struct JSONParser: ~Copyable {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let text = String(validating: slice, as: UTF8.self) else {
+                guard let text = Self.validatedString(slice) else {
                     throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 index += 1
@@ -165,7 +167,7 @@ public struct JSONParser: ~Copyable {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: scalars, as: UTF8.self) else {
+                guard let text = scalars.withUnsafeBufferPointer(Self.validatedString) else {
                     throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
                 }
                 index += 1
@@ -263,6 +265,18 @@ public struct JSONParser: ~Copyable {
             throw JSONSyntaxError(offset: start, reason: "number out of range")
         }
         return .double(double)
+    }
+
+    /// The text of `bytes` when they are valid UTF-8. Strings in App Store payloads are ASCII,
+    /// which is valid as it is; only other text goes through the standard library's validation
+    /// (whose generic entry point looks up type metadata on every call).
+    private static func validatedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var ascii = true
+        for byte in bytes where byte >= 0x80 {
+            ascii = false
+            break
+        }
+        return ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {

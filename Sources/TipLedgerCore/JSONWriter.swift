@@ -127,7 +127,14 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = text.utf8
         // Most strings (ids, codes, dates) need no escaping: copy them whole.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+        let plain =
+            utf8.withContiguousStorageIfAvailable { buffer in
+                for byte in buffer where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                    return false
+                }
+                return true
+            } ?? false
+        if plain {
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return

@@ -56,7 +56,7 @@ public struct VerificationContext: Sendable, Equatable {
 }
 
 /// A signed transaction whose signature, chain and identity were verified.
-public struct VerifiedTransaction: Sendable {
+public final class VerifiedTransaction: Sendable {
     public let payload: JWSTransactionDecodedPayload
     /// The signed JWS exactly as received: the evidence, re-verifiable offline.
     public let jws: String
@@ -68,11 +68,22 @@ public struct VerifiedTransaction: Sendable {
     /// The transaction's id. Apple's model allows it to be absent (some mock data has none);
     /// the ledger refuses to record such a transaction.
     public var transactionId: String? { payload.transactionId }
+
+    init(
+        payload: JWSTransactionDecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        context: VerificationContext
+    ) {
+        self.payload = payload
+        self.jws = jws
+        self.environment = environment
+        self.effectiveDate = effectiveDate
+        self.context = context
+    }
 }
 
 /// A signed notification whose signature, chain, identity and nested signed payloads were
 /// all verified.
-public struct VerifiedNotification: Sendable {
+public final class VerifiedNotification: Sendable {
     public let payload: ResponseBodyV2DecodedPayload
     /// The `signedPayload` JWS exactly as received.
     public let jws: String
@@ -88,22 +99,61 @@ public struct VerifiedNotification: Sendable {
     public let renewalInfo: VerifiedRenewalInfo?
     /// `appData.signedAppTransactionInfo`, verified, when present.
     public let appTransaction: VerifiedAppTransaction?
+
+    init(
+        payload: ResponseBodyV2DecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        context: VerificationContext, notificationUUID: String, rawNotificationType: String,
+        transaction: VerifiedTransaction?, renewalInfo: VerifiedRenewalInfo?, appTransaction: VerifiedAppTransaction?
+    ) {
+        self.payload = payload
+        self.jws = jws
+        self.environment = environment
+        self.effectiveDate = effectiveDate
+        self.context = context
+        self.notificationUUID = notificationUUID
+        self.rawNotificationType = rawNotificationType
+        self.transaction = transaction
+        self.renewalInfo = renewalInfo
+        self.appTransaction = appTransaction
+    }
 }
 
 /// Signed renewal information, verified.
-public struct VerifiedRenewalInfo: Sendable {
+public final class VerifiedRenewalInfo: Sendable {
     public let payload: JWSRenewalInfoDecodedPayload
     public let jws: String
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
     public let context: VerificationContext
+
+    init(
+        payload: JWSRenewalInfoDecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        context: VerificationContext
+    ) {
+        self.payload = payload
+        self.jws = jws
+        self.environment = environment
+        self.effectiveDate = effectiveDate
+        self.context = context
+    }
 }
 
 /// A signed app transaction, verified.
-public struct VerifiedAppTransaction: Sendable {
+public final class VerifiedAppTransaction: Sendable {
     public let payload: AppTransaction
     public let jws: String
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
     public let context: VerificationContext
+
+    init(
+        payload: AppTransaction, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        context: VerificationContext
+    ) {
+        self.payload = payload
+        self.jws = jws
+        self.environment = environment
+        self.effectiveDate = effectiveDate
+        self.context = context
+    }
 }

@@ -4,10 +4,10 @@ internal import CSQLite
 /// One SQLite connection, configured the way the ledger needs it: WAL, `synchronous=FULL`,
 /// foreign keys on, a busy timeout, defensive mode.
 ///
-/// Not thread-safe: use one connection from one thread at a time (the ledger wraps each in a
-/// mutex). Prepared statements are cached per SQL text; every value is bound, never spliced
-/// into SQL.
-final class Database {
+/// Not thread-safe: one thread at a time uses a connection (the ledger's mutex and reader pool
+/// hand each out to one user, hence `@unchecked Sendable`). Prepared statements are cached per
+/// SQL text; every value is bound, never spliced into SQL.
+final class Database: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The path the connection was opened with.
     let path: String

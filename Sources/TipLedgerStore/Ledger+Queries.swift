@@ -67,6 +67,7 @@ extension Ledger {
         String, FinishOutcome
     )] {
         let now = clock.now().wholeMilliseconds
+        defer { didWrite() }
         return try withDatabase { database in
             try database.writeTransaction {
                 try transactionIds.map { id in

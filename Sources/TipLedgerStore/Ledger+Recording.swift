@@ -21,8 +21,20 @@ extension Ledger {
     /// nothing of it was written.
     public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, StoreError>] {
         let now = clock.now().wholeMilliseconds
+        defer { didWrite() }
         return try withDatabase { database in
-            try database.writeTransaction {
+            // Almost every batch records cleanly, so it runs without per-item savepoints; if an
+            // item fails, the batch is rolled back and run again item by item, each in a
+            // savepoint, so the failure costs only that item.
+            if let results = try? database.writeTransaction({
+                try items.map { item -> Result<RecordResult, StoreError> in
+                    var writer = RecordWriter(database: database, now: now)
+                    return .success(try writer.record(item, finish: finish))
+                }
+            }) {
+                return results
+            }
+            return try database.writeTransaction {
                 items.map { item in
                     do {
                         return .success(

@@ -1,3 +1,4 @@
+internal import Dispatch
 internal import Synchronization
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
@@ -13,16 +14,22 @@ public final class Ledger: Sendable {
     let clock: WallClock
     /// The connection every write goes through, one at a time.
     let connection: LockedDatabase
-    /// A second connection for queries (restore, report, health), so they read the last
-    /// committed state without waiting for a write in progress (WAL allows that). Nil for an
-    /// in-memory ledger, which only one connection can see.
-    let reader: LockedDatabase?
+    /// Connections for queries (restore, report, health, repeat lookups), so they read the last
+    /// committed state without waiting for a write in progress (WAL allows that), several at
+    /// once. Nil for an in-memory ledger, which only one connection can see.
+    let readers: ReaderPool?
+    /// Copies committed pages from the write-ahead log into the database file on its own thread,
+    /// so the writer does not stop for it. Nil for an in-memory ledger.
+    let checkpointer: Checkpointer?
 
-    private init(path: String, connection: LockedDatabase, reader: LockedDatabase?, clock: WallClock) {
+    private init(
+        path: String, connection: LockedDatabase, readers: ReaderPool?, checkpointer: Checkpointer?, clock: WallClock
+    ) {
         self.path = path
         self.clock = clock
         self.connection = connection
-        self.reader = reader
+        self.readers = readers
+        self.checkpointer = checkpointer
     }
 
     /// Opens the ledger at `path` (creating it when missing) and applies pending migrations.
@@ -34,8 +41,16 @@ public final class Ledger: Sendable {
         let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000)
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
         try Migrator.migrate(database)
-        let reader = path == ":memory:" ? nil : LockedDatabase(try Database(path: path, cacheMebibytes: 16))
-        return Ledger(path: path, connection: LockedDatabase(database), reader: reader, clock: clock)
+        guard path != ":memory:" else {
+            return Ledger(
+                path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
+        }
+        // The writer no longer checkpoints as it commits; the checkpointer does, after each write.
+        try database.execute("PRAGMA wal_autocheckpoint = 0")
+        let checkpointer = Checkpointer(LockedDatabase(try Database(path: path, cacheMebibytes: 2)))
+        return Ledger(
+            path: path, connection: LockedDatabase(database), readers: ReaderPool(path: path),
+            checkpointer: checkpointer, clock: clock)
     }
 
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
@@ -49,14 +64,26 @@ public final class Ledger: Sendable {
         return (from, to)
     }
 
+    deinit {
+        // A checkpoint still running holds a connection; once it is done, every connection
+        // closes with the ledger, and the last to close folds the log into the file.
+        checkpointer?.waitUntilIdle()
+    }
+
+    /// Asks for a checkpoint after a write transaction committed.
+    func didWrite() {
+        checkpointer?.request()
+    }
+
     /// Runs `body` with the writing connection, holding its lock.
     func withDatabase<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try connection.withLock(body)
     }
 
-    /// Runs `body` with the query connection (the writing one for an in-memory ledger).
+    /// Runs `body` with a query connection (the writing one for an in-memory ledger).
     func withReader<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
-        try (reader ?? connection).withLock(body)
+        guard let readers else { return try connection.withLock(body) }
+        return try readers.with(body)
     }
 
     /// `PRAGMA integrity_check`'s answer: "ok" for a sound file.
@@ -95,5 +122,76 @@ final class LockedDatabase: Sendable {
 
     func withLock<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try mutex.withLock { database throws -> sending Result in try body(database) }
+    }
+}
+
+/// Query connections, each used by one thread at a time and kept for reuse.
+final class ReaderPool: Sendable {
+    let path: String
+    /// Connections kept for reuse; more may exist briefly under a burst of readers.
+    let capacity: Int
+    private let idle = Mutex<[Database]>([])
+
+    init(path: String, capacity: Int = 8) {
+        self.path = path
+        self.capacity = capacity
+    }
+
+    func with<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
+        let taken = idle.withLock { $0.popLast() }
+        // A small page cache: readers look up indexes, the writer keeps the big cache.
+        let database = try taken ?? Database(path: path, cacheMebibytes: 8)
+        defer {
+            idle.withLock { idle in
+                if idle.count < capacity { idle.append(database) }
+            }
+        }
+        return try body(database)
+    }
+}
+
+/// Runs passive checkpoints on a serial queue with its own connection, one at a time: a request
+/// made while one runs is folded into the next.
+final class Checkpointer: Sendable {
+    private let database: LockedDatabase
+    private let queue = DispatchQueue(label: "tipledger.checkpoint")
+    private let state = Mutex((running: false, requested: false))
+
+    init(_ database: LockedDatabase) {
+        self.database = database
+    }
+
+    func request() {
+        let start = state.withLock { state -> Bool in
+            if state.running {
+                state.requested = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { queue.async { self.run() } }
+    }
+
+    /// Returns once no checkpoint is running or queued.
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    private func run() {
+        while true {
+            // PASSIVE copies what it can without waiting for readers or the writer; a failure
+            // leaves the pages in the log for the next attempt.
+            _ = try? database.withLock { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+            let again = state.withLock { state -> Bool in
+                if state.requested {
+                    state.requested = false
+                    return true
+                }
+                state.running = false
+                return false
+            }
+            if !again { return }
+        }
     }
 }
