@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+
+/// `testkit transaction --count`: realistic data for load tests, across its internal chunks.
+@Suite struct TestkitCountTests {
+    @Test func manyTipsComeFromTheAccountPoolInTimeAndIdOrder() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            // More than one 4096-tip chunk, so the pool and the ordering must carry across chunks.
+            let result = try await TipLedgerBinary.run(
+                [
+                    "testkit", "transaction", "--keys", keys, "--count", "5000", "--accounts", "5", "--seed", "9",
+                    "--days", "10", "--purchase-date", "2026-06-01T00:00:00Z",
+                ],
+                in: directory.path)
+            #expect(result.exited(0), "\(result.summary)")
+            let payloads = try result.out.split(separator: "\n").map { try CompactJWS.payload(of: String($0)) }
+            #expect(payloads.count == 5000)
+            let accounts = Set(payloads.compactMap { $0["appAccountToken"] as? String })
+            #expect(accounts.count == 5)
+            let anonymous = payloads.filter { $0["appAccountToken"] == nil }
+            #expect(!anonymous.isEmpty && anonymous.count < 500)
+            // One install, one app transaction id: the same for every tip of an account.
+            var installs: [String: Set<String>] = [:]
+            for payload in payloads {
+                if let account = payload["appAccountToken"] as? String,
+                    let install = payload["appTransactionId"] as? String
+                {
+                    installs[account, default: []].insert(install)
+                }
+            }
+            #expect(installs.values.allSatisfy { $0.count == 1 })
+            #expect(payloads.allSatisfy { $0["appTransactionId"] is String })
+            let ids = payloads.compactMap { ($0["transactionId"] as? String).flatMap { UInt64($0) } }
+            let dates = payloads.compactMap { ($0["purchaseDate"] as? NSNumber)?.int64Value }
+            #expect(ids.count == 5000 && zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 })
+            #expect(dates.count == 5000 && zip(dates, dates.dropFirst()).allSatisfy { $0 <= $1 })
+            let end: Int64 = 1_780_272_000_000  // 2026-06-01T00:00:00Z
+            #expect(dates.first! >= end - 10 * 86_400_000 && dates.last! <= end)
+        }
+    }
+}
