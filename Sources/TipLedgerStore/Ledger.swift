@@ -47,7 +47,7 @@ public final class Ledger: Sendable {
         }
         // The writer no longer checkpoints as it commits; the checkpointer does, after each write.
         try database.execute("PRAGMA wal_autocheckpoint = 0")
-        let checkpointer = Checkpointer(LockedDatabase(try Database(path: path, cacheMebibytes: 2)))
+        let checkpointer = Checkpointer(LockedDatabase(try Database(path: path, cacheMebibytes: 1)))
         return Ledger(
             path: path, connection: LockedDatabase(database), readers: ReaderPool(path: path),
             checkpointer: checkpointer, clock: clock)
@@ -140,7 +140,7 @@ final class ReaderPool: Sendable {
     func with<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         let taken = idle.withLock { $0.popLast() }
         // A small page cache: readers look up indexes, the writer keeps the big cache.
-        let database = try taken ?? Database(path: path, cacheMebibytes: 8)
+        let database = try taken ?? Database(path: path, cacheMebibytes: 2)
         defer {
             idle.withLock { idle in
                 if idle.count < capacity { idle.append(database) }
