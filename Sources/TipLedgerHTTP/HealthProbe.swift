@@ -26,15 +26,7 @@ public enum HealthProbe {
         for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
             _ = setsockopt(descriptor, SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
         }
-        var socketAddress = sockaddr_in()
-        socketAddress.sin_family = sa_family_t(AF_INET)
-        socketAddress.sin_port = target.port.bigEndian
-        socketAddress.sin_addr = target.networkAddress
-        let connected = withUnsafePointer(to: &socketAddress) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let connected = target.withSocketAddress { connect(descriptor, $0, $1) }
         guard connected == 0 else { return nil }
         let request = Array("GET /healthz HTTP/1.0\r\nHost: \(target)\r\n\r\n".utf8)
         guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {

@@ -43,6 +43,19 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         Self.ipv4(host)!
     }
 
+    /// Calls `body` with this address as a `sockaddr` and its length, for `bind` and `connect`.
+    func withSocketAddress<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = port.bigEndian
+        socketAddress.sin_addr = networkAddress
+        return withUnsafePointer(to: &socketAddress) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                body($0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+    }
+
     private static func ipv4(_ host: String) -> in_addr? {
         if host == "localhost" { return in_addr(s_addr: UInt32(0x7F00_0001).bigEndian) }
         var address = in_addr()

@@ -33,15 +33,7 @@ struct ListenSocket: Sendable {
             guard setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size)) == 0
             else { throw .cannotListen(address: address.description, errno: errno) }
 
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = address.port.bigEndian
-            socketAddress.sin_addr = address.networkAddress
-            let bound = withUnsafePointer(to: &socketAddress) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            let bound = address.withSocketAddress { bind(descriptor, $0, $1) }
             guard bound == 0 else { throw .cannotListen(address: address.description, errno: errno) }
             guard listen(descriptor, SOMAXCONN) == 0 else {
                 throw .cannotListen(address: address.description, errno: errno)
