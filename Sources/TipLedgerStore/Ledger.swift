@@ -150,8 +150,8 @@ final class ReaderPool: Sendable {
     }
 }
 
-/// Runs passive checkpoints on a serial queue with its own connection, one at a time: a request
-/// made while one runs is folded into the next.
+/// Runs checkpoints on a serial queue with its own connection, one at a time: a request made
+/// while one runs is folded into the next.
 final class Checkpointer: Sendable {
     private let database: LockedDatabase
     private let queue = DispatchQueue(label: "tipledger.checkpoint")
@@ -180,9 +180,12 @@ final class Checkpointer: Sendable {
 
     private func run() {
         while true {
-            // PASSIVE copies what it can without waiting for readers or the writer; a failure
+            // RESTART copies the log into the file, then waits (up to the busy timeout) for the
+            // readers to leave the log, so the next write starts it again from the beginning.
+            // PASSIVE would never wait, and with readers always about (the repeat lookups) the
+            // log would never restart: it grew by gigabytes over a million lines. A failure
             // leaves the pages in the log for the next attempt.
-            _ = try? database.withLock { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+            _ = try? database.withLock { try $0.execute("PRAGMA wal_checkpoint(RESTART)") }
             let again = state.withLock { state -> Bool in
                 if state.requested {
                     state.requested = false
