@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import CSQLite
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// One SQLite connection, configured the way the ledger needs it: WAL, `synchronous=FULL`,
 /// foreign keys on, a busy timeout, defensive mode.
 ///
@@ -63,8 +67,20 @@ final class Database: @unchecked Sendable {
         _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         try execute("PRAGMA foreign_keys = ON")
         if !readOnly && path != ":memory:" {
-            // journal_mode answers with the mode in effect; WAL persists in the file.
-            let mode = try queryText("PRAGMA journal_mode = WAL")
+            // journal_mode answers with the mode in effect; WAL persists in the file, so once a
+            // ledger is set up nothing needs changing. Switching a new file takes an exclusive
+            // lock, which SQLite reports as busy at once (without the busy handler) when another
+            // connection is opening it too: wait and look again.
+            var mode = try queryText("PRAGMA journal_mode")
+            var attempts = 0
+            while mode != "wal" {
+                do {
+                    mode = try queryText("PRAGMA journal_mode = WAL")
+                } catch  where error.isTransient && attempts < 200 {
+                    attempts += 1
+                    usleep(10_000)
+                }
+            }
             guard mode == "wal" else {
                 throw StoreError(
                     code: 0,

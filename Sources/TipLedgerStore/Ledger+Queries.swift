@@ -67,8 +67,7 @@ extension Ledger {
         String, FinishOutcome
     )] {
         let now = clock.now().wholeMilliseconds
-        defer { didWrite() }
-        return try withDatabase { database in
+        let outcomes: [(String, FinishOutcome)] = try withDatabase { database in
             try database.writeTransaction {
                 try transactionIds.map { id in
                     let environments = try database.query(
@@ -85,6 +84,8 @@ extension Ledger {
                 }
             }
         }
+        try withDatabase { didWrite($0) }
+        return outcomes
     }
 
     /// Totals per environment, group and currency, as SQL aggregates over the transactions.

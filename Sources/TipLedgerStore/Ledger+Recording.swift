@@ -21,8 +21,7 @@ extension Ledger {
     /// nothing of it was written.
     public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, StoreError>] {
         let now = clock.now().wholeMilliseconds
-        defer { didWrite() }
-        return try withDatabase { database in
+        let results = try withDatabase { database in
             // Almost every batch records cleanly, so it runs without per-item savepoints; if an
             // item fails, the batch is rolled back and run again item by item, each in a
             // savepoint, so the failure costs only that item.
@@ -50,6 +49,9 @@ extension Ledger {
                 }
             }
         }
+        // Only after a commit: a failed write has nothing to fold into the file.
+        try withDatabase { didWrite($0) }
+        return results
     }
 
     /// Records one verified payload in its own transaction.

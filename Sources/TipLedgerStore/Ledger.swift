@@ -70,8 +70,10 @@ public final class Ledger: Sendable {
         checkpointer?.waitUntilIdle()
     }
 
-    /// Asks for a checkpoint after a write transaction committed.
-    func didWrite() {
+    /// After a write transaction committed on `writer`: restarts the log if it is due, and asks
+    /// for the next checkpoint.
+    func didWrite(_ writer: Database) {
+        checkpointer?.restartIfDue(writer)
         checkpointer?.request()
     }
 
@@ -150,12 +152,21 @@ final class ReaderPool: Sendable {
     }
 }
 
-/// Runs checkpoints on a serial queue with its own connection, one at a time: a request made
-/// while one runs is folded into the next.
+/// Runs passive checkpoints on a serial queue with its own connection, one at a time (a request
+/// made while one runs is folded into the next), copying committed pages from the log into the
+/// file without holding up the writer or readers.
+///
+/// A passive checkpoint never restarts the log, and with readers always about (the repeat
+/// lookups) SQLite would never restart it on its own either: it grew by gigabytes over a million
+/// lines. So once the log is large and fully copied, the writer restarts it itself between two
+/// write transactions (`restartIfDue`), waiting only for readers to step off it.
 final class Checkpointer: Sendable {
+    /// Frames (pages) the log may hold before the writer restarts it: about 16 MB.
+    static let restartFrames: Int64 = 4096
+
     private let database: LockedDatabase
     private let queue = DispatchQueue(label: "tipledger.checkpoint")
-    private let state = Mutex((running: false, requested: false))
+    private let state = Mutex((running: false, requested: false, restartDue: false))
 
     init(_ database: LockedDatabase) {
         self.database = database
@@ -173,6 +184,17 @@ final class Checkpointer: Sendable {
         if start { queue.async { self.run() } }
     }
 
+    /// Restarts the log on the writer's own connection when a checkpoint found it large and
+    /// fully copied; call between write transactions.
+    func restartIfDue(_ writer: Database) {
+        guard
+            state.withLock({ state in
+                defer { state.restartDue = false }; return state.restartDue
+            })
+        else { return }
+        _ = try? writer.execute("PRAGMA wal_checkpoint(RESTART)")
+    }
+
     /// Returns once no checkpoint is running or queued.
     func waitUntilIdle() {
         queue.sync {}
@@ -180,13 +202,15 @@ final class Checkpointer: Sendable {
 
     private func run() {
         while true {
-            // RESTART copies the log into the file, then waits (up to the busy timeout) for the
-            // readers to leave the log, so the next write starts it again from the beginning.
-            // PASSIVE would never wait, and with readers always about (the repeat lookups) the
-            // log would never restart: it grew by gigabytes over a million lines. A failure
-            // leaves the pages in the log for the next attempt.
-            _ = try? database.withLock { try $0.execute("PRAGMA wal_checkpoint(RESTART)") }
+            // Columns: busy, frames in the log, frames copied into the file. A failure leaves
+            // the pages in the log for the next attempt.
+            let frames = try? database.withLock { database in
+                try database.queryOne("PRAGMA wal_checkpoint(PASSIVE)", []) { ($0.int64(1), $0.int64(2)) }
+            }
             let again = state.withLock { state -> Bool in
+                if let (log, copied) = frames ?? nil, log > Self.restartFrames, copied == log {
+                    state.restartDue = true
+                }
                 if state.requested {
                     state.requested = false
                     return true
