@@ -59,7 +59,9 @@ struct TestkitNotificationCommand: Command {
         if type != NotificationType.test.rawValue {
             var transaction = try transactionFields(
                 context, bundleId: bundleId, environment: environment, random: &random)
-            adjust(&transaction, signedDate: signedDate)
+            transaction.adjust(
+                for: type, signedDate: signedDate, revocationReason: revocationReason,
+                revocationPercentage: revocationPercentage)
             notification.environment = transaction.environment
             notification.signedTransactionInfo = try signer.sign(payload: transaction.payloadJSON)
             if type == NotificationType.consumptionRequest.rawValue {
@@ -86,32 +88,6 @@ struct TestkitNotificationCommand: Command {
             return try TestTransaction(resigning: token)
         } catch {
             throw CLIError(.usage, "--transaction is not a signed transaction: \(error.message)")
-        }
-    }
-
-    /// What the App Store's copy of the transaction says when it sends this notification.
-    private func adjust(_ transaction: inout TestTransaction, signedDate: Int64) {
-        transaction.signedDate = signedDate
-        switch NotificationType(rawValue: type) {
-        case .refund:
-            transaction.revocationDate = signedDate
-            transaction.revocationReason = revocationReason
-            transaction.revocationType =
-                revocationPercentage == nil
-                ? RevocationType.refundFull.rawValue : RevocationType.refundProrated.rawValue
-            transaction.revocationPercentage = revocationPercentage
-        case .revoke:
-            transaction.revocationDate = signedDate
-            transaction.revocationReason = revocationReason
-            transaction.revocationType = RevocationType.familyRevoke.rawValue
-            transaction.inAppOwnershipType = InAppOwnershipType.familyShared.rawValue
-        case .refundReversed:
-            transaction.revocationDate = nil
-            transaction.revocationReason = nil
-            transaction.revocationType = nil
-            transaction.revocationPercentage = nil
-        default:
-            break
         }
     }
 }

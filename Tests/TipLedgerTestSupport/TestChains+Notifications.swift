@@ -66,34 +66,3 @@ extension TestChains {
         return "6f1d2c3b-0000-4000-8000-" + String(repeating: "0", count: max(0, 12 - digits.count)) + digits
     }
 }
-
-extension TestTransaction {
-    /// Changes the fields to what the App Store's copy says when it sends a notification of
-    /// `type` at `signedDate` (the same rules as `tipledger testkit notification`).
-    public mutating func adjust(
-        for type: String, signedDate: Int64, revocationReason: Int32 = 0, revocationPercentage: Int32? = nil
-    ) {
-        self.signedDate = signedDate
-        switch NotificationType(rawValue: type) {
-        case .refund:
-            revocationDate = signedDate
-            self.revocationReason = revocationReason
-            revocationType =
-                revocationPercentage == nil
-                ? RevocationType.refundFull.rawValue : RevocationType.refundProrated.rawValue
-            self.revocationPercentage = revocationPercentage
-        case .revoke:
-            revocationDate = signedDate
-            self.revocationReason = revocationReason
-            revocationType = RevocationType.familyRevoke.rawValue
-            inAppOwnershipType = InAppOwnershipType.familyShared.rawValue
-        case .refundReversed:
-            revocationDate = nil
-            self.revocationReason = nil
-            revocationType = nil
-            self.revocationPercentage = nil
-        default:
-            break
-        }
-    }
-}

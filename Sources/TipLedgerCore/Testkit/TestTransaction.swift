@@ -115,3 +115,36 @@ extension TestTransaction {
         revocationPercentage = payload.revocationPercentage
     }
 }
+
+extension TestTransaction {
+    /// Changes the fields to what the App Store's copy of the transaction says when it sends a
+    /// notification of `type` at `signedDate`: a REFUND adds the revocation fields (prorated when
+    /// `revocationPercentage`, in milliunits, is given), a REVOKE the Family Sharing ones, a
+    /// REFUND_REVERSED removes them; every copy is signed anew at `signedDate`.
+    public mutating func adjust(
+        for type: String, signedDate: Int64, revocationReason: Int32 = 0, revocationPercentage: Int32? = nil
+    ) {
+        self.signedDate = signedDate
+        switch NotificationType(rawValue: type) {
+        case .refund:
+            revocationDate = signedDate
+            self.revocationReason = revocationReason
+            revocationType =
+                revocationPercentage == nil
+                ? RevocationType.refundFull.rawValue : RevocationType.refundProrated.rawValue
+            self.revocationPercentage = revocationPercentage
+        case .revoke:
+            revocationDate = signedDate
+            self.revocationReason = revocationReason
+            revocationType = RevocationType.familyRevoke.rawValue
+            inAppOwnershipType = InAppOwnershipType.familyShared.rawValue
+        case .refundReversed:
+            revocationDate = nil
+            self.revocationReason = nil
+            revocationType = nil
+            self.revocationPercentage = nil
+        default:
+            break
+        }
+    }
+}
