@@ -33,7 +33,7 @@ import TipLedgerTestSupport
     /// ends as its newest signed information says.
     @Test(arguments: [UInt64(1), 2, 42])
     func eventDeltasAddUpToTheReportTotals(seed: UInt64) throws {
-        var random = SplitMix64(seed: seed)
+        var random = SeededGenerator(seed: seed)
         let store = try TestLedger()
         var tokens: [String] = []
         // Per "environment/transactionId": the newest signed payload's date and amounts.
