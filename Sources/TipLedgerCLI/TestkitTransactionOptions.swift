@@ -189,7 +189,7 @@ struct TipGenerator {
 enum ParallelSigner {
     static func sign(_ payloads: [[UInt8]], with signer: JWSSigner) throws -> [String] {
         let slots = SignedSlots(count: payloads.count)
-        let workers = max(1, min(ProcessInfoLite.activeProcessorCount, payloads.count))
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, payloads.count))
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var index = worker
             while index < payloads.count {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Dispatch
+internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerStore
 
@@ -10,7 +11,7 @@ struct VerificationPipeline {
     let verifier: Verifier
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
-    var workers = max(1, ProcessInfoLite.activeProcessorCount)
+    var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Finds a token the ledger already holds as verified evidence, by its digest, so it needs
     /// no verification; called on the worker threads. A failed lookup means "verify it".
     var knownToken: (@Sendable ([UInt8]) -> KnownToken?)? = nil

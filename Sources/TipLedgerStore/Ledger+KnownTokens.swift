@@ -56,13 +56,4 @@ extension Ledger {
             } ?? nil
         }
     }
-
-    /// `knownToken` for each digest (nil entries stay nil).
-    public func knownTokens(_ digests: [[UInt8]?], verifierFingerprint: [UInt8], finishing: Bool) throws
-        -> [KnownToken?]
-    {
-        try digests.map { digest in
-            try digest.flatMap { try knownToken($0, verifierFingerprint: verifierFingerprint, finishing: finishing) }
-        }
-    }
 }

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCrypto
+import TipLedgerTestSupport
+
+@testable import TipLedgerCore
+
+/// Decoded headers are kept by their exact text: a repeat skips decoding, anything else does not.
+@Suite struct HeaderCacheTests {
+    @Test func tokensOfOneChainShareOneDecodedHeader() throws {
+        let verifier = try TestChains.verifier()
+        for id in ["2000000000000601", "2000000000000602", "2000000000000603"] {
+            _ = try verifier.verifyTransaction(try TestChains.transaction(id: id))
+        }
+        #expect(verifier.headers.count == 1)
+        // Another chain's token (untrusted here) has another header.
+        #expect(
+            verifier.rejection(of: try TestChains.transaction(id: "2000000000000604", pki: TestChains.other)) != nil)
+        #expect(verifier.headers.count == 2)
+    }
+
+    @Test func aHeaderDifferingInOneCharacterIsDecodedAfresh() throws {
+        let verifier = try TestChains.verifier()
+        let genuine = try TestChains.transaction(id: "2000000000000611")
+        _ = try verifier.verifyTransaction(genuine)
+        // Same length, one character of the header changed: must not be taken for the cached one.
+        var header = Array(genuine.split(separator: ".")[0].utf8)
+        header[10] = header[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        let altered =
+            String(decoding: header, as: UTF8.self) + "." + genuine.split(separator: ".", maxSplits: 1)[1]
+        #expect(verifier.rejection(of: altered) != nil)
+        #expect(verifier.rejection(of: genuine) == nil)
+    }
+
+    @Test func theCacheIsBounded() throws {
+        let cache = HeaderCache(capacity: 3)
+        for index in 0..<10 {
+            let text = Array("header-\(index)".utf8)
+            text.withUnsafeBufferPointer { cache.remember(["n": .integer(Int64(index))], for: $0) }
+        }
+        #expect(cache.count == 3)
+        let last = Array("header-9".utf8)
+        #expect(last.withUnsafeBufferPointer { cache.header(for: $0) } == ["n": .integer(9)])
+        let first = Array("header-0".utf8)
+        #expect(first.withUnsafeBufferPointer { cache.header(for: $0) } == nil)
+    }
+}
