@@ -108,6 +108,11 @@ enum DaemonCallbacks {
         if request.tooLarge && request.receivedBytes > context.maximumBodyBytes + context.discardAllowanceBytes {
             return .NO
         }
+        // A body trickling in just fast enough to beat the silence timeout: close once it has
+        // taken longer than any honest client would.
+        if request.started.duration(to: .now) > context.bodyDeadline {
+            return .NO
+        }
         return .YES
     }
 

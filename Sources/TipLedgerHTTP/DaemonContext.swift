@@ -23,7 +23,11 @@ final class DaemonContext: Sendable {
     /// clients do not hold the drain open with new requests.
     let draining = Atomic<Bool>(false)
 
-    init(handler: @escaping HTTPHandler, accessLog: AccessLogger?, maximumBodyBytes: Int) {
+    /// How long a body may take to arrive in all.
+    let bodyDeadline: Duration
+
+    init(handler: @escaping HTTPHandler, accessLog: AccessLogger?, maximumBodyBytes: Int, bodyDeadline: Duration) {
+        self.bodyDeadline = bodyDeadline
         self.handler = handler
         self.accessLog = accessLog
         self.maximumBodyBytes = maximumBodyBytes

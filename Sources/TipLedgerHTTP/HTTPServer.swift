@@ -52,7 +52,8 @@ public final class HTTPServer: Sendable {
         try configuration.validate()
         let socket = try ListenSocket.open(configuration.listenAddress)
         let context = DaemonContext(
-            handler: handler, accessLog: accessLog, maximumBodyBytes: configuration.maximumBodyBytes)
+            handler: handler, accessLog: accessLog, maximumBodyBytes: configuration.maximumBodyBytes,
+            bodyDeadline: .seconds(configuration.bodyDeadlineSeconds))
 
         // A fixed pool of worker threads, each with its own epoll set, accepting from the shared
         // listen socket and running handlers for its connections. Chosen over one thread per

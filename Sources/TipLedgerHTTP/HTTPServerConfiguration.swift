@@ -23,6 +23,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// bounds idle keep-alive connections and clients that stall mid-request. Whole seconds,
     /// at least 1 (libmicrohttpd's unit).
     public var connectionTimeoutSeconds: Int = 30
+    /// Seconds a request's body may take to arrive in all, however steadily it trickles: a
+    /// client sending a byte now and then stays under the silence timeout, not under this.
+    public var bodyDeadlineSeconds: Int = 30
     /// Largest request body accepted, in bytes; a larger one gets 413 without being kept.
     public var maximumBodyBytes: Int = 64 * 1024
 
@@ -43,6 +46,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         }
         guard (workerThreads...4096).contains(connectionLimit) else {
             throw .invalidConfiguration("connection limit \(connectionLimit) is not in \(workerThreads)…4096")
+        }
+        guard (1...86_400).contains(bodyDeadlineSeconds) else {
+            throw .invalidConfiguration("body deadline \(bodyDeadlineSeconds) s is not in 1…86400")
         }
         guard (1...86_400).contains(connectionTimeoutSeconds) else {
             throw .invalidConfiguration("connection timeout \(connectionTimeoutSeconds) s is not in 1…86400")

@@ -243,6 +243,35 @@ import TipLedgerHTTP
         #expect(handler.recorder.entries.isEmpty)
     }
 
+    @Test func bodyTricklingPastItsDeadlineIsCutOff() throws {
+        // Each byte comes well within the 5 s silence timeout, but the body as a whole takes
+        // longer than its 1 s deadline: the server hangs up without calling the handler.
+        let handler = TestHandler()
+        let server = try startTestServer(handler) {
+            $0.connectionTimeoutSeconds = 5
+            $0.bodyDeadlineSeconds = 1
+        }
+        let connection = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(250))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 40\r\n\r\n")
+        var outcome = LoopbackConnection.Probe.nothing
+        for byte in Array(repeating: UInt8(ascii: "x"), count: 40) {
+            do {
+                try connection.send([byte])
+            } catch {
+                outcome = .closed
+                break
+            }
+            outcome = connection.probe()  // waits up to the 250 ms receive timeout
+            if outcome != .nothing { break }
+        }
+        #expect(outcome == .closed)
+        #expect(clock.now - start < .seconds(4))
+        server.stop()
+        #expect(handler.recorder.requests.isEmpty)
+    }
+
     @Test func connectionsOverTheLimitAreNotServedUntilOneCloses() throws {
         let server = try startTestServer {
             $0.workerThreads = 2
