@@ -18,6 +18,15 @@ enum Migrator {
                 hint: "pass --db with a new file name or an existing tipledger ledger")
         }
         let current = Int(try database.pragmaInteger("user_version"))
+        // A file with tables but neither our application id nor a schema version is some other
+        // program's database (most leave application_id at 0): never add a ledger to it.
+        if application == 0 && current == 0,
+            try database.queryOne("SELECT count(*) FROM sqlite_schema", [], row: { $0.int64(0) }) ?? 0 > 0
+        {
+            throw StoreError(
+                code: 0, message: "\(database.path) is an SQLite database of another application",
+                hint: "pass --db with a new file name or an existing tipledger ledger")
+        }
         if current > latest {
             throw StoreError(
                 code: 0,

@@ -94,6 +94,17 @@ import TipLedgerTestSupport
         #expect(try Self.pragma("user_version", at: path) == 0)
     }
 
+    @Test func sqliteFileWithTablesButNoApplicationIdIsRefusedToo() throws {
+        let other = try Database(path: path)
+        try other.execute("CREATE TABLE notes (body TEXT);")
+        let before = try Self.schema(at: path)
+
+        let error = try #require(throws: StoreError.self) { try Ledger.open(path: path) }
+
+        #expect(error.message.contains("another application"))
+        #expect(try Self.schema(at: path) == before)
+    }
+
     @Test func failedMigrationLeavesThePreviousSchemaAndVersion() throws {
         let store = try TestLedger()
         try store.record(try TestChains.transaction())
