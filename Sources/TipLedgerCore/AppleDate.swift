@@ -38,6 +38,7 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
     /// Parses a command-line date: `YYYY-MM-DD` (midnight UTC) or a full ISO 8601 timestamp with
     /// a zone (`2025-10-01T07:08:38Z`, `...T07:08:38.835+02:00`).
     public static func parse(_ text: String) -> AppleDate? {
+        guard isCalendarText(text) else { return nil }
         // The date-only style also accepts a full timestamp and drops its time, so it is tried
         // only on a plain date (exactly `YYYY-MM-DD`).
         let styles =
@@ -48,5 +49,41 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
             if let date = try? style.parse(text) { return AppleDate(date) }
         }
         return nil
+    }
+
+    /// Whether `text` is `YYYY-MM-DD` naming a day that exists, alone or followed by
+    /// `THH:MM:SS[.fraction]` and `Z` or `±HH:MM`, and nothing else. Foundation's ISO 8601 parser
+    /// alone accepts trailing text (`2026-01-01junk`) and rolls `2026-02-30` over into March.
+    private static func isCalendarText(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        func isDigit(_ index: Int) -> Bool { index < bytes.count && (48...57).contains(bytes[index]) }
+        func number(_ range: Range<Int>) -> Int? {
+            guard range.allSatisfy(isDigit) else { return nil }
+            return range.reduce(0) { $0 * 10 + Int(bytes[$1] - 48) }
+        }
+        func isByte(_ index: Int, _ character: Unicode.Scalar) -> Bool {
+            index < bytes.count && bytes[index] == UInt8(ascii: character)
+        }
+        guard bytes.count >= 10, isByte(4, "-"), isByte(7, "-"), let year = number(0..<4),
+            let month = number(5..<7), let day = number(8..<10), (1...12).contains(month)
+        else { return false }
+        let isLeap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, isLeap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        guard (1...days).contains(day) else { return false }
+        if bytes.count == 10 { return true }
+        guard isByte(10, "T"), isByte(13, ":"), isByte(16, ":"), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), hour < 24, minute < 60, second < 60
+        else { return false }
+        var index = 19
+        if isByte(index, ".") {
+            index += 1
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+        }
+        if isByte(index, "Z") { return index + 1 == bytes.count }
+        guard isByte(index, "+") || isByte(index, "-"), bytes.count == index + 6, isByte(index + 3, ":"),
+            let zoneHours = number((index + 1)..<(index + 3)), let zoneMinutes = number((index + 4)..<(index + 6))
+        else { return false }
+        return zoneHours < 24 && zoneMinutes < 60
     }
 }
