@@ -45,17 +45,15 @@ public final class Terminal: Sendable {
 
     /// Queues `text` for standard output; it is written when the buffer is large or on `flush`.
     public func write(_ text: String) {
-        let full = buffers.withLock { buffers -> [UInt8]? in
-            buffers.out.append(contentsOf: text.utf8)
-            guard buffers.out.count >= 1 << 16 else { return nil }
-            defer { buffers.out.removeAll(keepingCapacity: true) }
-            return buffers.out
-        }
-        if let full { emit(full, to: outSink, error: false) }
+        append(text.utf8)
     }
 
     /// Queues `bytes` for standard output.
     public func write(bytes: [UInt8]) {
+        append(bytes)
+    }
+
+    private func append(_ bytes: some Sequence<UInt8>) {
         let full = buffers.withLock { buffers -> [UInt8]? in
             buffers.out.append(contentsOf: bytes)
             guard buffers.out.count >= 1 << 16 else { return nil }

@@ -120,7 +120,7 @@ struct RecordWriter {
             "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", [uuid], row: { $0.text(0) })
         {
             let transactionId = existing ?? nestedId
-            let current = try transactionId.flatMap { try currentState(notification.environment, $0) }
+            let current = try transactionId.flatMap { try amounts(notification.environment.rawValue, $0) }
             return RecordResult(
                 outcome: .duplicate, transactionId: transactionId, state: current?.state, finished: current?.finished)
         }
@@ -195,7 +195,7 @@ struct RecordWriter {
                 """, uuid, notification.environment.rawValue, consumptionRequest,
                 notification.payload.data?.rawConsumptionRequestReason, requested, requested + 12 * 3_600_000)
         }
-        let current = try nestedId.flatMap { try currentState(notification.environment, $0) }
+        let current = try nestedId.flatMap { try amounts(notification.environment.rawValue, $0) }
         return RecordResult(
             outcome: changed ? .applied : .acknowledged, transactionId: nestedId, state: current?.state,
             finished: current?.finished)
@@ -358,15 +358,6 @@ struct RecordWriter {
         try database.queryOne(
             "SELECT \(Amounts.columns) FROM transactions WHERE environment = ? AND transaction_id = ?",
             [environment, transactionId], row: Amounts.init)
-    }
-
-    func currentState(_ environment: AppStoreEnvironment, _ transactionId: String) throws -> (
-        state: TransactionState, finished: Bool
-    )? {
-        try database.queryOne(
-            "SELECT state, finished_ms IS NOT NULL FROM transactions WHERE environment = ? AND transaction_id = ?",
-            [environment.rawValue, transactionId]
-        ) { row in (TransactionState(rawValue: row.text(0) ?? "") ?? .pending, row.int64(1) == 1) }
     }
 
     private func event(
