@@ -33,6 +33,28 @@ public enum VerifiedPayload: Sendable {
         }
     }
 
+    /// The bundle id the payload names (renewal infos name none).
+    public var bundleId: String? {
+        switch self {
+        case .transaction(let value): value.payload.bundleId
+        case .notification(let value): value.payload.claimedIdentity.bundleId
+        case .renewalInfo: nil
+        case .appTransaction(let value): value.payload.bundleId
+        }
+    }
+
+    public var transaction: VerifiedTransaction? {
+        if case .transaction(let value) = self { value } else { nil }
+    }
+
+    public var renewalInfo: VerifiedRenewalInfo? {
+        if case .renewalInfo(let value) = self { value } else { nil }
+    }
+
+    public var appTransaction: VerifiedAppTransaction? {
+        if case .appTransaction(let value) = self { value } else { nil }
+    }
+
     /// The environment the payload was verified for.
     public var environment: AppStoreEnvironment {
         switch self {

@@ -312,31 +312,16 @@ public final class Verifier: Sendable {
             throw VerificationError(.invalidPayload, "the notification has no notificationUUID or notificationType")
         }
         let transaction = try nested(
-            payload.data?.signedTransactionInfo, "data.signedTransactionInfo", environment, claimed.bundleId
-        ) {
-            (token) throws(VerificationError) in try verifyTransaction(token)
-        }
+            payload.data?.signedTransactionInfo, "data.signedTransactionInfo", as: .transaction, environment,
+            claimed.bundleId)?.transaction
         let renewalInfo = try nested(
-            payload.data?.signedRenewalInfo, "data.signedRenewalInfo", environment, claimed.bundleId
-        ) {
-            (token) throws(VerificationError) in
-            guard case .renewalInfo(let verified) = try verifyPayload(token, as: .renewalInfo) else {
-                preconditionFailure("verifyPayload returned another kind than asked for")
-            }
-            return verified
-        }
+            payload.data?.signedRenewalInfo, "data.signedRenewalInfo", as: .renewalInfo, environment,
+            claimed.bundleId)?.renewalInfo
         let appTransaction = try nested(
-            payload.appData?.signedAppTransactionInfo, "appData.signedAppTransactionInfo", environment,
-            claimed.bundleId
-        ) { (token) throws(VerificationError) in
-            guard case .appTransaction(let verified) = try verifyPayload(token, as: .appTransaction) else {
-                preconditionFailure("verifyPayload returned another kind than asked for")
-            }
-            return verified
-        }
-        let nestedUsedClock =
-            (transaction?.context.usedClock ?? false) || (renewalInfo?.context.usedClock ?? false)
-            || (appTransaction?.context.usedClock ?? false)
+            payload.appData?.signedAppTransactionInfo, "appData.signedAppTransactionInfo", as: .appTransaction,
+            environment, claimed.bundleId)?.appTransaction
+        let nestedUsedClock = [transaction?.context, renewalInfo?.context, appTransaction?.context]
+            .contains { $0?.usedClock == true }
         return VerifiedNotification(
             payload: payload, jws: jws.token, environment: environment, effectiveDate: date,
             context: context(usedClock: usedClock || nestedUsedClock), notificationUUID: uuid,
@@ -346,33 +331,26 @@ public final class Verifier: Sendable {
 
     /// Verifies a signed payload nested in a notification (steps 1–8 again); it must be for the
     /// same app and environment as the notification around it.
-    private func nested<Verified>(
-        _ token: String?, _ field: String, _ environment: AppStoreEnvironment, _ bundleId: String?,
-        _ verify: (String) throws(VerificationError) -> Verified
-    ) throws(VerificationError) -> Verified? where Verified: Sendable {
+    private func nested(
+        _ token: String?, _ field: String, as kind: PayloadKind, _ environment: AppStoreEnvironment,
+        _ bundleId: String?
+    ) throws(VerificationError) -> VerifiedPayload? {
         guard let token else { return nil }
-        let verified: Verified
+        let verified: VerifiedPayload
         do {
-            verified = try verify(token)
+            verified = try verifyPayload(token, as: kind)
         } catch {
             throw error.within(field)
         }
-        let (nestedEnvironment, nestedBundleId): (AppStoreEnvironment?, String?) =
-            switch verified {
-            case let value as VerifiedTransaction: (value.environment, value.payload.bundleId)
-            case let value as VerifiedRenewalInfo: (value.environment, nil)
-            case let value as VerifiedAppTransaction: (value.environment, value.payload.bundleId)
-            default: (nil, nil)
-            }
-        if let nestedBundleId, nestedBundleId != bundleId {
+        if let nestedBundleId = verified.bundleId, nestedBundleId != bundleId {
             throw VerificationError(
                 .wrongBundleId,
                 "\(field): bundleId \(nestedBundleId) differs from the notification's \(bundleId ?? "none")")
         }
-        if let nestedEnvironment, nestedEnvironment != environment {
+        if verified.environment != environment {
             throw VerificationError(
                 .wrongEnvironment,
-                "\(field): environment \(nestedEnvironment.rawValue) differs from the notification's \(environment.rawValue)"
+                "\(field): environment \(verified.environment.rawValue) differs from the notification's \(environment.rawValue)"
             )
         }
         return verified
