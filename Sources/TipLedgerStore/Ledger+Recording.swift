@@ -232,24 +232,24 @@ struct RecordWriter {
         let revoked = revokes || payload.revocationType == .familyRevoke
         guard let before else {
             guard mayInsert else { return (.unknown, nil) }
-            let after = try database.queryOne(
+            // No RETURNING: SQLite buffers RETURNING rows in a temporary table, which costs more
+            // than reading the new row back by its rowid.
+            try database.run(
                 """
                 INSERT INTO transactions (environment, transaction_id, original_transaction_id, app_transaction_id,
                     account, bundle_id, product_id, product_type, quantity, price_milli, currency, storefront,
                     storefront_id, ownership, purchase_date_ms, signed_date_ms, revocation_date_ms, revocation_reason,
                     revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms, finished_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                RETURNING \(Amounts.columns)
                 """,
-                [
-                    environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
-                    payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "",
-                    payload.rawType, Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront,
-                    payload.storefrontId, payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds,
-                    signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
-                    payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
-                    finished ? now : nil,
-                ], row: Amounts.init)!
+                environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
+                payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "",
+                payload.rawType, Int64(payload.quantity ?? 1), payload.price, payload.currency, payload.storefront,
+                payload.storefrontId, payload.rawInAppOwnershipType, payload.purchaseDate?.wholeMilliseconds,
+                signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+                payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
+                finished ? now : nil)
+            let after = try amounts(rowid: database.lastInsertedRowID)
             try event(
                 "recorded", transactionId, environment, source: source, currency: payload.currency,
                 delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
@@ -263,20 +263,18 @@ struct RecordWriter {
             return (.inserted(stateEvent ?? "transaction"), after)
         }
         guard signedDate > before.signedDate else { return (.stale, nil) }
-        let after = try database.queryOne(
+        try database.run(
             """
             UPDATE transactions
             SET signed_date_ms = ?, revocation_date_ms = ?, revocation_reason = ?, revocation_type = ?,
                 revocation_percentage = ?, revoked = ?, evidence_id = ?,
                 account = coalesce(account, ?), app_transaction_id = coalesce(app_transaction_id, ?)
-            WHERE environment = ? AND transaction_id = ?
-            RETURNING \(Amounts.columns)
+            WHERE id = ?
             """,
-            [
-                signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
-                payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
-                payload.appAccountToken?.lowercased(), payload.appTransactionId, environment, transactionId,
-            ], row: Amounts.init)!
+            signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
+            payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId,
+            payload.appAccountToken?.lowercased(), payload.appTransactionId, before.rowid)
+        let after = try amounts(rowid: before.rowid)
         guard
             let stateEvent = try recordStateChange(
                 from: before, to: after, transactionId, environment, source: source, currency: payload.currency)
@@ -331,11 +329,13 @@ struct RecordWriter {
         var state: TransactionState = .pending
         var signedDate: Int64 = 0
         var finished = false
+        /// The row's id; 0 for amounts not read from a row.
+        var rowid: Int64 = 0
 
         static let zero = Amounts(gross: 0, refunded: 0, revoked: 0)
 
         static let columns =
-            "gross_milli, refunded_milli, revoked_milli, state, signed_date_ms, finished_ms IS NOT NULL"
+            "gross_milli, refunded_milli, revoked_milli, state, signed_date_ms, finished_ms IS NOT NULL, id"
 
         init(gross: Int64, refunded: Int64, revoked: Int64, state: TransactionState = .pending) {
             self.gross = gross
@@ -351,7 +351,16 @@ struct RecordWriter {
             state = TransactionState(rawValue: row.text(3) ?? "") ?? .pending
             signedDate = row.int64(4)
             finished = row.int64(5) == 1
+            rowid = row.int64(6)
         }
+    }
+
+    private func amounts(rowid: Int64) throws -> Amounts {
+        guard
+            let amounts = try database.queryOne(
+                "SELECT \(Amounts.columns) FROM transactions WHERE id = ?", [rowid], row: Amounts.init)
+        else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        return amounts
     }
 
     private func amounts(_ environment: String, _ transactionId: String) throws -> Amounts? {
@@ -410,20 +419,17 @@ struct RecordWriter {
             throw StoreError(code: 0, message: "a verified token has no '.'")
         }
         let headerId = try self.headerId(header)
-        let newId = try database.queryOne(
+        let inserted = try database.run(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
                 notification_uuid, verifier_fingerprint, clock_free, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (sha256) DO NOTHING
-            RETURNING id
             """,
-            [
-                digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
-                transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now,
-            ]
-        ) { $0.int64(0) }
-        return StoredEvidence(newId: newId, sha256: digest, database: database)
+            digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
+            transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
+        return StoredEvidence(
+            newId: inserted == 1 ? database.lastInsertedRowID : nil, sha256: digest, database: database)
     }
 
     /// The id of `header` in `jws_headers`, inserting it when new.
