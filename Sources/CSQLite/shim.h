@@ -13,4 +13,10 @@ static inline int tl_sqlite_db_config_int(sqlite3 *db, int op, int value, int *r
     return sqlite3_db_config(db, op, value, result);
 }
 
+// sqlite3_config is variadic too. Memory statistics take a global mutex on every allocation,
+// and nothing reads them; turned off before the first connection opens.
+static inline int tl_sqlite_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

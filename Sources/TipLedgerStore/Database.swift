@@ -15,7 +15,7 @@ final class Database: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The path the connection was opened with.
     let path: String
-    private var statements: [String: Statement] = [:]
+    private var statements: [StatementKey: Statement] = [:]
 
     /// How long a writer waits for another connection's write lock before failing with BUSY,
     /// unless the opener says otherwise.
@@ -27,6 +27,7 @@ final class Database: @unchecked Sendable {
         path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
         cacheMebibytes: Int = 16
     ) throws(StoreError) {
+        _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
@@ -52,6 +53,9 @@ final class Database: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let libraryConfigured: Bool = tl_sqlite_config_memstatus(0) == SQLITE_OK
 
     deinit {
         // Finalize cached statements before closing, or close would leave the handle open.
@@ -104,12 +108,13 @@ final class Database: @unchecked Sendable {
 
     /// The cached prepared statement for `sql`, reset and with no bindings.
     func statement(_ sql: String) throws(StoreError) -> Statement {
-        if let cached = statements[sql] {
+        let key = StatementKey(sql: sql)
+        if let cached = statements[key] {
             cached.reset()
             return cached
         }
         let statement = try Statement(database: handle, sql: sql)
-        statements[sql] = statement
+        statements[key] = statement
         return statement
     }
 
@@ -198,4 +203,20 @@ final class Database: @unchecked Sendable {
     /// header is neither hashed nor looked up again. Only ids of committed rows may stay: the
     /// cache is cleared whenever a transaction rolls back.
     var headerIds: [(header: String, id: Int64)] = []
+}
+
+/// A statement cache key that hashes only the SQL's length and its ends: hashing a whole
+/// statement of several hundred bytes on every execution cost more than binding its values.
+/// Equality still compares the whole text.
+private struct StatementKey: Hashable {
+    let sql: String
+
+    static func == (left: StatementKey, right: StatementKey) -> Bool { left.sql == right.sql }
+
+    func hash(into hasher: inout Hasher) {
+        let utf8 = sql.utf8
+        hasher.combine(utf8.count)
+        for byte in utf8.prefix(32) { hasher.combine(byte) }
+        for byte in utf8.suffix(32) { hasher.combine(byte) }
+    }
 }
