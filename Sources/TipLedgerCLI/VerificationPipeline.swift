@@ -12,9 +12,10 @@ struct VerificationPipeline {
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
     var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-    /// Finds a token the ledger already holds as verified evidence, by its digest, so it needs
-    /// no verification; called on the worker threads. A failed lookup means "verify it".
-    var knownToken: (@Sendable ([UInt8]) -> KnownToken?)? = nil
+    /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
+    /// answer per digest, in order), so they need no verification; called on the worker
+    /// threads, once per worker and batch. A nil answer (or a failed lookup) means "verify it".
+    var knownTokens: (@Sendable ([[UInt8]]) -> [KnownToken?])? = nil
 
     /// What became of one line.
     enum Outcome {
@@ -57,24 +58,33 @@ struct VerificationPipeline {
     private func start(_ lines: [InputLine]) throws -> Batch {
         let batch = Batch(lines: lines)
         let verifier = self.verifier
-        let knownToken = self.knownToken
+        let knownTokens = self.knownTokens
         let workers = min(self.workers, lines.count)
         batch.group.enter()
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                var index = worker
-                while index < lines.count {
-                    if let knownToken, let digest = Self.digest(lines[index]), let known = knownToken(digest) {
-                        batch.slots.set(index, .known(known))
+                let share = Array(stride(from: worker, to: lines.count, by: workers))
+                let known = knownTokens.map { Self.lookUp(share.map { lines[$0] }, with: $0) }
+                for (offset, index) in share.enumerated() {
+                    if let token = known?[offset] {
+                        batch.slots.set(index, .known(token))
                     } else {
                         batch.slots.set(index, .checked(Self.verify(lines[index], with: verifier)))
                     }
-                    index += workers
                 }
             }
             batch.group.leave()
         }
         return batch
+    }
+
+    /// The known token for each line, or nil: lines that cannot carry a token are not looked up.
+    private static func lookUp(_ lines: [InputLine], with knownTokens: ([[UInt8]]) -> [KnownToken?])
+        -> [KnownToken?]
+    {
+        let digests = lines.map(digest)
+        var answers = knownTokens(digests.compactMap { $0 }).makeIterator()
+        return digests.map { $0 == nil ? nil : answers.next() ?? nil }
     }
 
     /// The evidence key of the token a line carries; nil when the line cannot be one.

@@ -57,8 +57,9 @@ struct VerifyCommand: Command {
             pipeline.batchSize = 2048
             let fingerprint = verifier.fingerprint
             let finish = self.finish
-            pipeline.knownToken = { digest in
-                try? ledger.knownToken(digest, verifierFingerprint: fingerprint, finishing: finish)
+            pipeline.knownTokens = { digests in
+                let found = try? ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
+                return found ?? Array(repeating: nil, count: digests.count)
             }
         }
         try pipeline.run(&reader) { items in

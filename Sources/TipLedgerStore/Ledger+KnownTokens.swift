@@ -21,39 +21,60 @@ extension Ledger {
     /// notification recorded, and (when `finishing`) its transaction already finished. Nil when
     /// the token must be verified and recorded as usual. Safe to call from many threads.
     public func knownToken(_ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool) throws -> KnownToken? {
-        try withReader { database in
-            try database.queryOne(
-                """
-                SELECT e.kind, e.environment, e.transaction_id, e.notification_uuid, t.product_id, t.account,
-                    t.state, t.finished_ms IS NOT NULL, n.notification_type, n.subtype, n.transaction_id,
-                    n.notification_uuid IS NOT NULL
-                FROM evidence e
-                LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
-                LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
-                WHERE e.sha256 = ? AND e.verifier_fingerprint = ? AND e.clock_free = 1
-                """, [digest, verifierFingerprint]
-            ) { row -> KnownToken? in
-                guard let environment = AppStoreEnvironment(rawValue: row.text(1) ?? "") else { return nil }
-                let state = row.text(6).flatMap(TransactionState.init(rawValue:))
-                let finished = state == nil ? nil : row.int64(7) == 1
-                if row.text(0) == "notification" {
-                    guard row.int64(11) == 1 else { return nil }
-                    let transactionId = row.text(10) ?? row.text(2)
-                    return KnownToken(
-                        kind: .notification, environment: environment,
-                        result: RecordResult(
-                            outcome: .duplicate, transactionId: transactionId, state: state, finished: finished),
-                        productId: nil, account: nil, notificationUUID: row.text(3), notificationType: row.text(8),
-                        subtype: row.text(9))
-                }
-                guard let state, let finished, !(finishing && !finished) else { return nil }
-                return KnownToken(
-                    kind: .transaction, environment: environment,
-                    result: RecordResult(
-                        outcome: .duplicate, transactionId: row.text(2), state: state, finished: finished),
-                    productId: row.text(4), account: row.text(5), notificationUUID: nil, notificationType: nil,
-                    subtype: nil)
-            } ?? nil
+        try knownTokens([digest], verifierFingerprint: verifierFingerprint, finishing: finishing)[0]
+    }
+
+    /// `knownToken` for many digests at once, in one read transaction on one connection (a
+    /// transaction per lookup takes and releases the log's read lock each time). One answer per
+    /// digest, in order.
+    public func knownTokens(_ digests: [[UInt8]], verifierFingerprint: [UInt8], finishing: Bool) throws
+        -> [KnownToken?]
+    {
+        guard !digests.isEmpty else { return [] }
+        return try withReader { database in
+            try database.execute("BEGIN")
+            defer { try? database.execute("COMMIT") }
+            return try digests.map { digest in
+                try Self.knownToken(
+                    digest, verifierFingerprint: verifierFingerprint, finishing: finishing, in: database)
+            }
         }
+    }
+
+    private static func knownToken(
+        _ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool, in database: Database
+    ) throws -> KnownToken? {
+        try database.queryOne(
+            """
+            SELECT e.kind, e.environment, e.transaction_id, e.notification_uuid, t.product_id, t.account,
+                t.state, t.finished_ms IS NOT NULL, n.notification_type, n.subtype, n.transaction_id,
+                n.notification_uuid IS NOT NULL
+            FROM evidence e
+            LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
+            LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
+            WHERE e.sha256 = ? AND e.verifier_fingerprint = ? AND e.clock_free = 1
+            """, [digest, verifierFingerprint]
+        ) { row -> KnownToken? in
+            guard let environment = AppStoreEnvironment(rawValue: row.text(1) ?? "") else { return nil }
+            let state = row.text(6).flatMap(TransactionState.init(rawValue:))
+            let finished = state == nil ? nil : row.int64(7) == 1
+            if row.text(0) == "notification" {
+                guard row.int64(11) == 1 else { return nil }
+                let transactionId = row.text(10) ?? row.text(2)
+                return KnownToken(
+                    kind: .notification, environment: environment,
+                    result: RecordResult(
+                        outcome: .duplicate, transactionId: transactionId, state: state, finished: finished),
+                    productId: nil, account: nil, notificationUUID: row.text(3), notificationType: row.text(8),
+                    subtype: row.text(9))
+            }
+            guard let state, let finished, !(finishing && !finished) else { return nil }
+            return KnownToken(
+                kind: .transaction, environment: environment,
+                result: RecordResult(
+                    outcome: .duplicate, transactionId: row.text(2), state: state, finished: finished),
+                productId: row.text(4), account: row.text(5), notificationUUID: nil, notificationType: nil,
+                subtype: nil)
+        } ?? nil
     }
 }

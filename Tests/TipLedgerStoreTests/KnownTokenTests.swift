@@ -97,6 +97,20 @@ import TipLedgerTestSupport
         #expect(try store.count("transactions") == 1)
     }
 
+    @Test func manyDigestsAreAnsweredInOrderInOneCall() throws {
+        let store = try TestLedger()
+        let first = try TestChains.transaction(id: id)
+        let second = try TestChains.transaction(id: "2000000000000502")
+        let unknown = try TestChains.transaction(id: "2000000000000503")
+        _ = try store.record(first)
+        _ = try store.record(second)
+        let answers = try store.ledger.knownTokens(
+            [try digest(second), try digest(unknown), try digest(first), try digest(second)],
+            verifierFingerprint: fingerprint, finishing: true)
+        #expect(answers.map { $0?.result.transactionId } == ["2000000000000502", nil, id, "2000000000000502"])
+        #expect(try store.ledger.knownTokens([], verifierFingerprint: fingerprint, finishing: true).isEmpty)
+    }
+
     @Test func anUnknownTokenIsNotKnown() throws {
         let store = try TestLedger()
         let token = try TestChains.transaction(id: id)
