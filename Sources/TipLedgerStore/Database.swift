@@ -202,7 +202,7 @@ final class Database: @unchecked Sendable {
     /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
     /// header is neither hashed nor looked up again. Only ids of committed rows may stay: the
     /// cache is cleared whenever a transaction rolls back.
-    var headerIds: [(header: String, id: Int64)] = []
+    var headerIds: [(header: [UInt8], id: Int64)] = []
 }
 
 /// A statement cache key that hashes only the SQL's length and its ends: hashing a whole
@@ -214,9 +214,12 @@ private struct StatementKey: Hashable {
     static func == (left: StatementKey, right: StatementKey) -> Bool { left.sql == right.sql }
 
     func hash(into hasher: inout Hasher) {
-        let utf8 = sql.utf8
-        hasher.combine(utf8.count)
-        for byte in utf8.prefix(32) { hasher.combine(byte) }
-        for byte in utf8.suffix(32) { hasher.combine(byte) }
+        var sql = sql
+        sql.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            let ends = min(32, bytes.count)
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<ends])))
+            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(bytes.count - ends)...])))
+        }
     }
 }

@@ -2,6 +2,10 @@
 public import TipLedgerCore
 internal import TipLedgerCrypto
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 extension Ledger {
     static let missingTransactionId = StoreError(
         code: 0, message: "the transaction has no transactionId, so the ledger cannot key it")
@@ -336,6 +340,10 @@ struct RecordWriter {
 
         static let columns =
             "gross_milli, refunded_milli, revoked_milli, state, signed_date_ms, finished_ms IS NOT NULL, id"
+        // Built once: the statement cache compares SQL text, and a string built per call costs
+        // an allocation and a full comparison.
+        static let selectByRowid = "SELECT \(columns) FROM transactions WHERE id = ?"
+        static let selectByKey = "SELECT \(columns) FROM transactions WHERE environment = ? AND transaction_id = ?"
 
         init(gross: Int64, refunded: Int64, revoked: Int64, state: TransactionState = .pending) {
             self.gross = gross
@@ -358,14 +366,14 @@ struct RecordWriter {
     private func amounts(rowid: Int64) throws -> Amounts {
         guard
             let amounts = try database.queryOne(
-                "SELECT \(Amounts.columns) FROM transactions WHERE id = ?", [rowid], row: Amounts.init)
+                Amounts.selectByRowid, [rowid], row: Amounts.init)
         else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
         return amounts
     }
 
     private func amounts(_ environment: String, _ transactionId: String) throws -> Amounts? {
         try database.queryOne(
-            "SELECT \(Amounts.columns) FROM transactions WHERE environment = ? AND transaction_id = ?",
+            Amounts.selectByKey,
             [environment, transactionId], row: Amounts.init)
     }
 
@@ -406,19 +414,19 @@ struct RecordWriter {
         transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
         let digest = SHA256.hash(token.utf8)
-        // Split at the first '.' by bytes: Character-wise search is slow on 5 KB of ASCII.
-        let parts: (String, String)? =
-            token.utf8.withContiguousStorageIfAvailable { bytes in
-                guard let dot = bytes.firstIndex(of: UInt8(ascii: ".")) else { return nil }
-                return (
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[..<dot]), as: UTF8.self),
-                    String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
-                )
-            } ?? nil
-        guard let (header, body) = parts else {
-            throw StoreError(code: 0, message: "a verified token has no '.'")
+        var token = token
+        // Split at the first '.' by bytes; the header is compared as bytes with the few known
+        // ones, so it becomes a String only when it is new.
+        let (headerId, body) = try token.withUTF8 { bytes throws -> (Int64, String) in
+            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else {
+                throw StoreError(code: 0, message: "a verified token has no '.'")
+            }
+            let dot = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            return (
+                try self.headerId(UnsafeBufferPointer(rebasing: bytes[..<dot])),
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
+            )
         }
-        let headerId = try self.headerId(header)
         let inserted = try database.run(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
@@ -432,17 +440,28 @@ struct RecordWriter {
             newId: inserted == 1 ? database.lastInsertedRowID : nil, sha256: digest, database: database)
     }
 
+    private static func equalBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard left.count == right.count else { return false }
+        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
+        return memcmp(leftBase, rightBase, left.count) == 0
+    }
+
     /// The id of `header` in `jws_headers`, inserting it when new.
-    private func headerId(_ header: String) throws -> Int64 {
-        if let known = database.headerIds.first(where: { $0.header == header }) { return known.id }
-        let digest = SHA256.hash(header.utf8)
-        try database.run("INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", digest, header)
+    private func headerId(_ header: UnsafeBufferPointer<UInt8>) throws -> Int64 {
+        let known = database.headerIds.first { known in
+            known.header.withUnsafeBufferPointer { Self.equalBytes($0, header) }
+        }
+        if let known { return known.id }
+        let digest = SHA256.hash(UnsafeRawBufferPointer(header))
+        try database.run(
+            "INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", digest,
+            String(decoding: header, as: UTF8.self))
         guard
             let id = try database.queryOne(
                 "SELECT id FROM jws_headers WHERE sha256 = ?", [digest], row: { $0.int64(0) })
         else { throw StoreError(code: 0, message: "a stored header is missing") }
         if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
-        database.headerIds.append((header, id))
+        database.headerIds.append((Array(header), id))
         return id
     }
 }
