@@ -205,9 +205,10 @@ final class Database: @unchecked Sendable {
     var headerIds: [(header: [UInt8], id: Int64)] = []
 }
 
-/// A statement cache key that hashes only the SQL's length and its ends: hashing a whole
-/// statement of several hundred bytes on every execution cost more than binding its values.
-/// Equality still compares the whole text.
+/// A statement cache key that hashes only the SQL's length and its first and last eight bytes:
+/// hashing a whole statement of several hundred bytes on every execution cost more than
+/// binding its values. Equality still compares the whole text (at once when both are the same
+/// literal).
 private struct StatementKey: Hashable {
     let sql: String
 
@@ -217,9 +218,10 @@ private struct StatementKey: Hashable {
         var sql = sql
         sql.withUTF8 { bytes in
             hasher.combine(bytes.count)
-            let ends = min(32, bytes.count)
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<ends])))
-            hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(bytes.count - ends)...])))
+            guard bytes.count >= 8 else { return hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
+            let raw = UnsafeRawBufferPointer(bytes)
+            hasher.combine(raw.loadUnaligned(as: UInt64.self))
+            hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
         }
     }
 }
