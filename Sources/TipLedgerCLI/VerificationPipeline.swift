@@ -19,8 +19,8 @@ struct VerificationPipeline {
 
     /// What became of one line.
     enum Outcome {
-        /// Verified (or rejected) now.
-        case checked(Result<VerifiedPayload, VerificationError>)
+        /// Verified (or rejected) now; `digest` is the token's SHA-256 when it was looked up.
+        case checked(Result<VerifiedPayload, VerificationError>, digest: [UInt8]?)
         /// An exact repeat of a token the ledger already holds (see `Ledger.knownTokens`).
         case known(KnownToken)
     }
@@ -64,12 +64,14 @@ struct VerificationPipeline {
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let share = Array(stride(from: worker, to: lines.count, by: workers))
-                let known = knownTokens.map { Self.lookUp(share.map { lines[$0] }, with: $0) }
+                let digests = knownTokens == nil ? nil : share.map { Self.digest(lines[$0]) }
+                let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
                 for (offset, index) in share.enumerated() {
                     if let token = known?[offset] {
                         batch.slots.set(index, .known(token))
                     } else {
-                        batch.slots.set(index, .checked(Self.verify(lines[index], with: verifier)))
+                        let result = Self.verify(lines[index], with: verifier)
+                        batch.slots.set(index, .checked(result, digest: digests?[offset]))
                     }
                 }
             }
@@ -78,11 +80,11 @@ struct VerificationPipeline {
         return batch
     }
 
-    /// The known token for each line, or nil: lines that cannot carry a token are not looked up.
-    private static func lookUp(_ lines: [InputLine], with knownTokens: ([[UInt8]]) -> [KnownToken?])
+    /// The known token for each digest, or nil: lines that cannot carry a token have no digest
+    /// and are not looked up.
+    private static func lookUp(_ digests: [[UInt8]?], with knownTokens: ([[UInt8]]) -> [KnownToken?])
         -> [KnownToken?]
     {
-        let digests = lines.map(digest)
         var answers = knownTokens(digests.compactMap { $0 }).makeIterator()
         return digests.map { $0 == nil ? nil : answers.next() ?? nil }
     }

@@ -88,8 +88,8 @@ struct VerifyCommand: Command {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
             case .known(let known): return .known(known)
-            case .checked(.failure(let error)): return .rejected(error)
-            case .checked(.success(let payload)):
+            case .checked(.failure(let error), _): return .rejected(error)
+            case .checked(.success(let payload), _):
                 if ledger != nil, let reason = Ledger.unrecordableReason(payload) { return .rejected(reason) }
                 return .verified(payload, recording: nil)
             }
@@ -99,7 +99,13 @@ struct VerifyCommand: Command {
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
                 return (index, payload)
             }
-            let results = try ledger.record(toRecord.map(\.1), finish: finish)
+            // The workers hashed every token they looked up; the ledger need not hash it again.
+            let digests = toRecord.map { index, _ -> [UInt8]? in
+                if case .checked(_, let digest) = items[index].outcome { return digest }
+                return nil
+            }
+            let known = digests.allSatisfy { $0 != nil } ? digests.compactMap { $0 } : nil
+            let results = try ledger.record(toRecord.map(\.1), tokenDigests: known, finish: finish)
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)

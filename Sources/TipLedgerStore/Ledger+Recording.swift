@@ -20,30 +20,35 @@ extension Ledger {
     /// Records a batch of verified payloads in one transaction, each in its own savepoint so
     /// one failure leaves the others recorded. Returns one result per item, in order.
     ///
-    /// Transactions are finished (delivered) when `finish` is true. Throws only when the batch
-    /// as a whole could not be written (database busy past the timeout, disk full); then
-    /// nothing of it was written.
-    public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, StoreError>] {
+    /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, when given,
+    /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token), already computed
+    /// by the caller, so it is not computed again. Throws only when the batch as a whole could
+    /// not be written (database busy past the timeout, disk full); then nothing of it was
+    /// written.
+    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]]? = nil, finish: Bool) throws
+        -> [Result<RecordResult, StoreError>]
+    {
+        precondition(tokenDigests == nil || tokenDigests?.count == items.count, "one digest per item")
         let now = clock.now().wholeMilliseconds
         let results = try withDatabase { database in
             // Almost every batch records cleanly, so it runs without per-item savepoints; if an
             // item fails, the batch is rolled back and run again item by item, each in a
             // savepoint, so the failure costs only that item.
             if let results = try? database.writeTransaction({
-                try items.map { item -> Result<RecordResult, StoreError> in
+                try items.indices.map { index -> Result<RecordResult, StoreError> in
                     var writer = RecordWriter(database: database, now: now)
-                    return .success(try writer.record(item, finish: finish))
+                    return .success(try writer.record(items[index], digest: tokenDigests?[index], finish: finish))
                 }
             }) {
                 return results
             }
             return try database.writeTransaction {
-                items.map { item in
+                items.indices.map { index in
                     do {
                         return .success(
                             try database.savepoint {
                                 var writer = RecordWriter(database: database, now: now)
-                                return try writer.record(item, finish: finish)
+                                return try writer.record(items[index], digest: tokenDigests?[index], finish: finish)
                             })
                     } catch let error as StoreError {
                         return .failure(error)
@@ -70,12 +75,13 @@ struct RecordWriter {
     /// The time of recording, milliseconds since 1970.
     let now: Int64
 
-    mutating func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+    /// `digest` is the SHA-256 of the item's token when the caller has it.
+    mutating func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
         switch item {
         case .transaction(let transaction):
-            return try recordSubmitted(transaction, finish: finish)
+            return try recordSubmitted(transaction, digest: digest, finish: finish)
         case .notification(let notification):
-            return try recordNotification(notification)
+            return try recordNotification(notification, digest: digest)
         case .renewalInfo, .appTransaction:
             return RecordResult(outcome: .notRecorded, transactionId: nil, state: nil, finished: nil)
         }
@@ -83,10 +89,12 @@ struct RecordWriter {
 
     // MARK: Transactions submitted by the app
 
-    private func recordSubmitted(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
+    private func recordSubmitted(_ transaction: VerifiedTransaction, digest: [UInt8]?, finish: Bool) throws
+        -> RecordResult
+    {
         guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
         let evidence = try storeEvidence(
-            transaction.jws, kind: "transaction", environment: transaction.environment,
+            transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
@@ -117,7 +125,7 @@ struct RecordWriter {
 
     // MARK: Notifications
 
-    private func recordNotification(_ notification: VerifiedNotification) throws -> RecordResult {
+    private func recordNotification(_ notification: VerifiedNotification, digest: [UInt8]?) throws -> RecordResult {
         let uuid = notification.notificationUUID.lowercased()
         let nestedId = notification.transaction?.transactionId
         if let existing = try database.queryOne(
@@ -129,7 +137,7 @@ struct RecordWriter {
                 outcome: .duplicate, transactionId: transactionId, state: current?.state, finished: current?.finished)
         }
         let evidence = try storeEvidence(
-            notification.jws, kind: "notification", environment: notification.environment,
+            notification.jws, digest: digest, kind: "notification", environment: notification.environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
             transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
         let evidenceId = try evidence.newId ?? evidence.existingId()
@@ -139,7 +147,8 @@ struct RecordWriter {
 
         if let nested = notification.transaction {
             let nestedEvidence = try storeEvidence(
-                nested.jws, kind: "transaction", environment: nested.environment, bundleId: nested.payload.bundleId,
+                nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
+                bundleId: nested.payload.bundleId,
                 signedDate: nested.payload.signedDate, transactionId: nested.transactionId, notificationUUID: uuid,
                 context: nested.context)
             let nestedEvidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
@@ -408,12 +417,14 @@ struct RecordWriter {
         }
     }
 
-    /// Stores a verified token once (by its SHA-256), its header once per distinct header.
+    /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
+    /// header once per distinct header.
     private func storeEvidence(
-        _ token: String, kind: String, environment: AppStoreEnvironment, bundleId: String?, signedDate: AppleDate?,
-        transactionId: String?, notificationUUID: String?, context: VerificationContext
+        _ token: String, digest: [UInt8]?, kind: String, environment: AppStoreEnvironment, bundleId: String?,
+        signedDate: AppleDate?, transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
-        let digest = SHA256.hash(token.utf8)
+        assert(digest == nil || digest == SHA256.hash(token.utf8), "a token digest that is not the token's")
+        let digest = digest ?? SHA256.hash(token.utf8)
         var token = token
         // Split at the first '.' by bytes; the header is compared as bytes with the few known
         // ones, so it becomes a String only when it is new.
