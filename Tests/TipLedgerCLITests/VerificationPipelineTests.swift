@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Synchronization
+import Testing
+import TipLedgerCore
+import TipLedgerTestSupport
+
+@testable import TipLedgerCLI
+@testable import TipLedgerStore
+
+/// `VerificationPipeline`: however many batches are verified ahead on however many workers,
+/// every line comes back once, in input order, with its own outcome.
+@Suite struct VerificationPipelineTests {
+    /// Line `n` (1-based) of the input: garbage every third line, else a valid token with id
+    /// 2000000000100000+n (which the "ledger" knows on every fifth line).
+    private static func input(lines: Int) throws -> [String] {
+        try (1...lines).map { number in
+            number % 3 == 0 ? "garbage \(number)" : try TestChains.transaction(id: "\(2_000_000_000_100_000 + number)")
+        }
+    }
+
+    private static func lineReader(_ lines: [String], in directory: TemporaryDirectory) throws -> LineReader {
+        let path = directory.file("input.txt")
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        return LineReader(fileDescriptor: descriptor, maximumLineBytes: 1 << 16)
+    }
+
+    @Test(arguments: [(batchSize: 1, lookahead: 1), (7, 1), (7, 3), (16, 2), (200, 4)])
+    func outcomesComeBackInInputOrder(batchSize: Int, lookahead: Int) throws {
+        let lines = try Self.input(lines: 60)
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(lines, in: directory)
+        defer { close(reader.fileDescriptor) }
+        let knownDigests = Set(
+            lines.enumerated().filter { ($0.offset + 1) % 5 == 0 && ($0.offset + 1) % 3 != 0 }.compactMap {
+                UnverifiedJWS.tokenDigest(ofLine: $0.element)
+            })
+        let lookups = Atomic(0)
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.batchSize = batchSize
+        pipeline.lookahead = lookahead
+        pipeline.workers = 3
+        pipeline.knownTokens = { digests in
+            lookups.add(digests.count, ordering: .relaxed)
+            return digests.map { digest in
+                guard knownDigests.contains(digest) else { return nil }
+                return KnownToken(
+                    kind: .transaction, environment: .sandbox,
+                    result: RecordResult(outcome: .duplicate, transactionId: "known", state: .finished, finished: true),
+                    productId: nil, account: nil, notificationUUID: nil, notificationType: nil, subtype: nil)
+            }
+        }
+        var seen: [Int] = []
+        try pipeline.run(&reader) { items in
+            for item in items {
+                let number = item.line.number
+                seen.append(number)
+                switch item.outcome {
+                case .known(let known):
+                    #expect(number % 5 == 0 && number % 3 != 0, "line \(number)")
+                    #expect(known.result.transactionId == "known")
+                case .checked(.success(let payload), let digest):
+                    #expect(number % 3 != 0 && number % 5 != 0, "line \(number)")
+                    guard case .transaction(let transaction) = payload else {
+                        Issue.record("line \(number) is not a transaction")
+                        continue
+                    }
+                    #expect(transaction.transactionId == "\(2_000_000_000_100_000 + number)")
+                    #expect(digest == UnverifiedJWS.tokenDigest(ofLine: lines[number - 1]))
+                case .checked(.failure(let error), _):
+                    #expect(number % 3 == 0, "line \(number): \(error)")
+                    #expect(error.code == .malformedJWS)
+                }
+            }
+        }
+        #expect(seen == Array(1...60))
+        // Every line was looked up exactly once.
+        #expect(lookups.load(ordering: .relaxed) == 60)
+    }
+}
