@@ -63,11 +63,18 @@ struct VerifyCommand: Command {
             }
         }
         try pipeline.run(&reader) { items in
+            // A batch's output is built in one buffer and handed to the terminal at once.
+            var output: [UInt8] = []
+            output.reserveCapacity(items.count * 256)
             for report in try reports(items, ledger: ledger) {
                 storeFailed = storeFailed || { if case .ledgerError = report.body { true } else { false } }()
-                emit(report, on: context.terminal)
+                switch format {
+                case .json, .csv: report.appendJSON(to: &output)
+                case .text: output.append(contentsOf: report.text.utf8)
+                }
                 tally.count(accepted: report.accepted)
             }
+            context.terminal.write(bytes: output)
             context.terminal.flush()
             progress.update(lines: tally.lines)
         }
@@ -116,12 +123,6 @@ struct VerifyCommand: Command {
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
     }
 
-    private func emit(_ report: VerifyReport, on terminal: Terminal) {
-        switch format {
-        case .json, .csv: terminal.write(bytes: report.json)
-        case .text: terminal.write(report.text)
-        }
-    }
 }
 
 /// Counts of accepted and rejected lines.

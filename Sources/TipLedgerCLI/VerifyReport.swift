@@ -25,8 +25,11 @@ struct VerifyReport {
         }
     }
 
-    var json: [UInt8] {
-        var writer = JSONWriter()
+    /// Appends the report as one JSON line to `bytes`.
+    func appendJSON(to bytes: inout [UInt8]) {
+        // The writer takes the buffer over, so appending never copies it.
+        var writer = JSONWriter(appendingTo: bytes)
+        bytes = []
         writer.object { object in
             object.field("line", line)
             switch body {
@@ -78,9 +81,8 @@ struct VerifyReport {
                 Self.writeRecording(known.result, to: &object)
             }
         }
-        var bytes = writer.bytes
-        bytes.append(UInt8(ascii: "\n"))
-        return bytes
+        writer.newline()
+        bytes = writer.bytes
     }
 
     private static func writeRecording(_ recording: RecordResult?, to object: inout JSONWriter.ObjectWriter) {

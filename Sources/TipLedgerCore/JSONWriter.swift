@@ -8,6 +8,16 @@ public struct JSONWriter: Sendable {
 
     public init() {}
 
+    /// A writer that appends to `bytes` (several values one after another, e.g. JSON lines).
+    public init(appendingTo bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Appends a line feed, ending a JSON line.
+    public mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
     /// The JSON written so far, as text.
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 
