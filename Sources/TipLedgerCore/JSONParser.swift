@@ -84,13 +84,11 @@ public struct JSONParser: ~Copyable {
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        // App Store payloads have up to ~35 members; sized once, the table is not rebuilt as
-        // it grows.
-        var members: [String: JSONValue] = Dictionary(minimumCapacity: 32)
+        var members = JSONObject.Builder()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object(members.object)
         }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -102,8 +100,7 @@ public struct JSONParser: ~Copyable {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            guard members.updateValue(value, forKey: name) == nil else {
+            guard members.append(name, try parseValue()) else {
                 throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
             }
             skipWhitespace()
@@ -116,7 +113,7 @@ public struct JSONParser: ~Copyable {
             guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
             index += 1
             depth -= 1
-            return .object(members)
+            return .object(members.object)
         }
     }
 

@@ -12,11 +12,11 @@ public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible 
 /// field or `null` is nil, a present field of the wrong type is an error, unknown fields are
 /// ignored.
 struct PayloadReader {
-    let members: [String: JSONValue]
+    let members: JSONObject
     /// The dotted path of this object inside the payload, empty at the top.
     let path: String
 
-    init(_ members: [String: JSONValue], path: String = "") {
+    init(_ members: JSONObject, path: String = "") {
         self.members = members
         self.path = path
     }

@@ -8,7 +8,7 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case appTransaction
 
     /// The kind a decoded payload shows by its fields, or nil when it shows none.
-    static func detect(_ payload: [String: JSONValue]) -> PayloadKind? {
+    static func detect(_ payload: JSONObject) -> PayloadKind? {
         if payload["notificationType"] != nil { return .notification }
         if payload["transactionId"] != nil { return .transaction }
         if payload["autoRenewStatus"] != nil || payload["autoRenewProductId"] != nil { return .renewalInfo }
