@@ -8,6 +8,11 @@
 /// whose `NameKey`s are compared first. Lookups are therefore linear in the number of members;
 /// the parser still refuses duplicates in linear time, however large the object (see
 /// `JSONParser`).
+///
+/// Names are the same when Swift's `String` says so, as in the dictionary this replaces: that is
+/// canonical equivalence, under which a non-ASCII name can equal another spelling, even an ASCII
+/// one ("K" and the Kelvin sign U+212A). Keys and the mask stand for the bytes, so they are used
+/// only while every name involved is ASCII; otherwise names are compared as text.
 public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
     public typealias Element = (name: String, value: JSONValue)
 
@@ -17,8 +22,8 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
         let name: String
         let value: JSONValue
 
-        init(_ name: String, _ value: JSONValue) {
-            self.key = NameKey(name)
+        init(_ name: String, key: NameKey, _ value: JSONValue) {
+            self.key = key
             self.name = name
             self.value = value
         }
@@ -28,17 +33,20 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
     /// The `NameKey.maskBit`s of every member: a name whose bit is clear is not a member, which
     /// settles most lookups of absent names without a scan.
     private let mask: UInt64
+    /// Whether every member name is ASCII, so that keys and the mask may be used.
+    private let namesAreASCII: Bool
 
-    fileprivate init(members: [Member], mask: UInt64) {
+    fileprivate init(members: [Member], mask: UInt64, namesAreASCII: Bool) {
         self.members = members
         self.mask = mask
+        self.namesAreASCII = namesAreASCII
     }
 
     /// An object of the literal's members, in the literal's order; names must be unique.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         var builder = Builder()
         for (name, value) in elements {
-            precondition(builder.append(name, value), "duplicate member \"\(name)\"")
+            precondition(builder.append(name, key: NameKey(name), value), "duplicate member \"\(name)\"")
         }
         self = builder.object
     }
@@ -49,7 +57,9 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
 
     /// The value of the member called `name`, or nil when there is none.
     public subscript(name: String) -> JSONValue? {
-        guard let index = JSONObject.index(of: name, key: NameKey(name), in: members, mask: mask) else { return nil }
+        let index = JSONObject.index(
+            of: name, key: NameKey(name), in: members, mask: mask, namesAreASCII: namesAreASCII)
+        guard let index else { return nil }
         return members[index].value
     }
 
@@ -57,7 +67,10 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
     ///
     /// Members with another key are passed over with one integer comparison; the text is
     /// compared only where the keys match.
-    private static func index(of name: String, key: NameKey, in members: [Member], mask: UInt64) -> Int? {
+    private static func index(
+        of name: String, key: NameKey, in members: [Member], mask: UInt64, namesAreASCII: Bool
+    ) -> Int? {
+        guard key.isASCII && namesAreASCII else { return members.firstIndex { $0.name == name } }
         guard mask & key.maskBit != 0 else { return nil }
         return members.withUnsafeBufferPointer { members in
             for index in members.indices where members[index].key == key && members[index].name == name {
@@ -77,31 +90,35 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
 
         private var members: [Member] = []
         private var mask: UInt64 = 0
+        private var namesAreASCII = true
         private var hashed: Set<String>?
 
         /// Appends the member; false, appending nothing, when `name` is already a member.
-        mutating func append(_ name: String, _ value: JSONValue) -> Bool {
-            let member = Member(name, value)
+        mutating func append(_ name: String, key: NameKey, _ value: JSONValue) -> Bool {
+            let member = Member(name, key: key, value)
             guard isNew(member) else { return false }
             // App Store payloads have up to ~35 members: reserved once, the array is not
             // regrown; empty objects allocate nothing.
             if members.isEmpty { members.reserveCapacity(32) }
             members.append(member)
             mask |= member.key.maskBit
+            namesAreASCII = namesAreASCII && key.isASCII
             return true
         }
 
         private mutating func isNew(_ member: Member) -> Bool {
             if hashed == nil {
                 if members.count < Builder.linearLimit {
-                    return JSONObject.index(of: member.name, key: member.key, in: members, mask: mask) == nil
+                    let index = JSONObject.index(
+                        of: member.name, key: member.key, in: members, mask: mask, namesAreASCII: namesAreASCII)
+                    return index == nil
                 }
                 hashed = Set(members.lazy.map(\.name))
             }
             return hashed!.insert(member.name).inserted
         }
 
-        var object: JSONObject { JSONObject(members: members, mask: mask) }
+        var object: JSONObject { JSONObject(members: members, mask: mask, namesAreASCII: namesAreASCII) }
     }
 }
 
@@ -116,22 +133,39 @@ extension JSONObject: Equatable {
     }
 }
 
-/// A member name's UTF-8 length and its first two and last two bytes, in one integer.
+/// A member name's UTF-8 length and its first two and last two bytes, in one integer, and
+/// whether the name is ASCII.
 ///
-/// Equal names have equal keys, and different names of one object nearly always have different
-/// keys (camel-case names of equal length rarely share both ends), so comparing keys first
-/// leaves few names to compare as text. Reading four bytes costs less than hashing the name.
+/// Equal ASCII names have equal keys, and different names of one object nearly always have
+/// different keys (camel-case names of equal length rarely share both ends), so comparing keys
+/// first leaves few names to compare as text. Reading four bytes costs less than hashing the
+/// name. Keys of non-ASCII names say nothing about equality (see `JSONObject`).
 struct NameKey: Sendable, Equatable {
+    private static let nonASCII: UInt64 = 1 << 63
+
     private let bits: UInt64
 
     init(_ name: String) {
-        var name = name
-        bits = name.withUTF8 { NameKey.bits(of: $0) }
+        let utf8 = name.utf8
+        bits =
+            utf8.withContiguousStorageIfAvailable { NameKey.bits(of: $0, isASCII: NameKey.isASCII($0)) }
+            ?? Array(utf8).withUnsafeBufferPointer { NameKey.bits(of: $0, isASCII: NameKey.isASCII($0)) }
     }
 
-    private static func bits(of bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+    /// The key of the name whose UTF-8 is `bytes`; `isASCII` says whether they are all ASCII.
+    init(utf8 bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) {
+        bits = NameKey.bits(of: bytes, isASCII: isASCII)
+    }
+
+    var isASCII: Bool { bits & NameKey.nonASCII == 0 }
+
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.reduce(0, |) < 0x80
+    }
+
+    private static func bits(of bytes: UnsafeBufferPointer<UInt8>, isASCII: Bool) -> UInt64 {
         let count = bytes.count
-        var bits = UInt64(truncatingIfNeeded: count) << 32
+        var bits = UInt64(truncatingIfNeeded: count) << 32 | (isASCII ? 0 : NameKey.nonASCII)
         guard count > 0 else { return bits }
         bits |= UInt64(bytes[0]) << 24 | UInt64(bytes[count - 1])
         guard count > 1 else { return bits }

@@ -100,7 +100,7 @@ public struct JSONParser: ~Copyable {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            guard members.append(name, try parseValue()) else {
+            guard members.append(name, key: NameKey(name), try parseValue()) else {
                 throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
             }
             skipWhitespace()

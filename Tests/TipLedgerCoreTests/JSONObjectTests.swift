@@ -84,6 +84,21 @@ import Testing
         #expect(syntaxError(#"{"":1,"a":2,"":3}"#)?.reason == #"duplicate member """#)
     }
 
+    @Test func namesAreTheSameWhenSwiftStringsAreEqual() throws {
+        // Canonically equivalent spellings are one name, as they were as dictionary keys: the
+        // Kelvin sign and "K", and "é" precomposed and decomposed.
+        #expect(syntaxError(#"{"Key":1,"\u212Aey":2}"#)?.reason == "duplicate member \"\u{212A}ey\"")
+        #expect(syntaxError(#"{"\u212Aey":1,"Key":2}"#)?.reason == #"duplicate member "Key""#)
+        #expect(syntaxError(#"{"caf\u00e9":1,"cafe\u0301":2}"#)?.reason == "duplicate member \"cafe\u{301}\"")
+        #expect(syntaxError(manyMembers(100, then: [#""Key":1"#, #""\u212Aey":2"#])) != nil)
+        let kelvin = try object(#"{"a":0,"\u212Aey":1}"#)
+        #expect(kelvin["Key"] == .integer(1))
+        #expect(kelvin["\u{212A}ey"] == .integer(1))
+        let ascii = try object(#"{"a":0,"Key":1}"#)
+        #expect(ascii["\u{212A}ey"] == .integer(1))
+        #expect(ascii["Kex"] == nil)
+    }
+
     @Test func objectsAreEqualWhateverTheOrderOfTheirMembers() throws {
         #expect(try object(#"{"a":1,"b":[true]}"#) == ["b": .array([.bool(true)]), "a": .integer(1)])
         #expect(try object(#"{"a":1,"b":2}"#) != ["a": .integer(1)])
