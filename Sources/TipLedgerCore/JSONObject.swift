@@ -27,6 +27,18 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
             self.name = name
             self.value = value
         }
+
+        /// Whether the name's UTF-8 is exactly `bytes`.
+        func hasName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            // Names are native strings, whose UTF-8 is contiguous; a loop over two buffers costs
+            // a fraction of the generic `elementsEqual`.
+            let same = name.utf8.withContiguousStorageIfAvailable { utf8 in
+                guard utf8.count == bytes.count else { return false }
+                for index in utf8.indices where utf8[index] != bytes[index] { return false }
+                return true
+            }
+            return same ?? name.utf8.elementsEqual(bytes)
+        }
     }
 
     private let members: [Member]
@@ -61,6 +73,25 @@ public struct JSONObject: Sendable, RandomAccessCollection, ExpressibleByDiction
             of: name, key: NameKey(name), in: members, mask: mask, namesAreASCII: namesAreASCII)
         guard let index else { return nil }
         return members[index].value
+    }
+
+    /// The value of the member called `name`, or nil when there is none: the lookup of a name
+    /// written in the source, as the payload models do.
+    ///
+    /// Such a name's bytes, and whether they are ASCII, come for free, so an ASCII name costs a
+    /// key of four bytes and, where the keys match, a comparison of bytes, which between ASCII
+    /// names is the same as comparing them as `String`s.
+    func value(named name: StaticString) -> JSONValue? {
+        guard name.isASCII && namesAreASCII else { return self[name.description] }
+        let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        let key = NameKey(utf8: bytes, isASCII: true)
+        guard mask & key.maskBit != 0 else { return nil }
+        return members.withUnsafeBufferPointer { members in
+            for member in members where member.key == key && member.hasName(bytes) {
+                return member.value
+            }
+            return nil
+        }
     }
 
     /// The position of the member called `name`, whose key is `key`, in `members`.

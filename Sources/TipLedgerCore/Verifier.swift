@@ -129,18 +129,18 @@ public final class Verifier: Sendable {
     // MARK: Step 3: header
 
     private func checkAlgorithm(_ header: JSONObject) throws(VerificationError) {
-        guard case .string("ES256")? = header["alg"] else {
-            let found = header["alg"]?.stringValue.map { "\"\($0.prefix(20))\"" } ?? "no alg"
+        guard case .string("ES256")? = header.value(named: "alg") else {
+            let found = header.value(named: "alg")?.stringValue.map { "\"\($0.prefix(20))\"" } ?? "no alg"
             throw VerificationError(.unsupportedAlgorithm, "alg must be ES256, found \(found)")
         }
-        guard header["crit"] == nil else {
+        guard header.value(named: "crit") == nil else {
             throw VerificationError(
                 .unsupportedAlgorithm, "the header has crit, and no critical extension is understood")
         }
     }
 
     private func certificateTexts(_ header: JSONObject) throws(VerificationError) -> [String] {
-        guard case .array(let entries)? = header["x5c"] else {
+        guard case .array(let entries)? = header.value(named: "x5c") else {
             throw VerificationError(.invalidChainLength, "the header has no x5c certificate chain")
         }
         let allowed = policy.acceptsLocalTesting ? "1 (Xcode) or 3" : "3"
@@ -168,7 +168,7 @@ public final class Verifier: Sendable {
     private func effectiveDate(of payload: JSONObject, kind: PayloadKind) throws(VerificationError)
         -> (AppleDate, usedClock: Bool)
     {
-        let field = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
+        let field: StaticString = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
         do {
             if let date = try PayloadReader(payload).date(field) { return (date, false) }
             return (clock.now(), true)

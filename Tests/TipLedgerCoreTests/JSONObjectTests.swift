@@ -97,6 +97,22 @@ import Testing
         let ascii = try object(#"{"a":0,"Key":1}"#)
         #expect(ascii["\u{212A}ey"] == .integer(1))
         #expect(ascii["Kex"] == nil)
+        // The models' lookups by names written in the source agree.
+        #expect(kelvin.value(named: "Key") == .integer(1))
+        #expect(ascii.value(named: "\u{212A}ey") == .integer(1))
+        #expect(try object(#"{"cafe\u0301":2}"#).value(named: "caf\u{e9}") == .integer(2))
+    }
+
+    @Test func lookupsByASourceNameFindWhatSubscriptsFind() throws {
+        let parsed = try object(manyMembers(40, then: [#""abXYcd":"x""#, #""abZWcd":"y""#]))
+        #expect(parsed.value(named: "m0") == .integer(0))
+        #expect(parsed.value(named: "m39") == .integer(39))
+        #expect(parsed.value(named: "abZWcd") == .string("y"))
+        #expect(parsed.value(named: "abXYcd") == .string("x"))
+        #expect(parsed.value(named: "abQQcd") == nil)
+        #expect(parsed.value(named: "m40") == nil)
+        #expect(parsed.value(named: "") == nil)
+        #expect(try object(#"{"":1}"#).value(named: "") == .integer(1))
     }
 
     @Test func objectsAreEqualWhateverTheOrderOfTheirMembers() throws {
