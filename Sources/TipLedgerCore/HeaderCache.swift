@@ -14,7 +14,7 @@ internal import Synchronization
 final class HeaderCache: Sendable {
     private struct Entry {
         let text: [UInt8]
-        let header: [String: JSONValue]
+        let header: JSONObject
     }
 
     let capacity: Int
@@ -25,7 +25,7 @@ final class HeaderCache: Sendable {
     }
 
     /// The header decoded from exactly `segment`, if it was seen before.
-    func header(for segment: UnsafeBufferPointer<UInt8>) -> [String: JSONValue]? {
+    func header(for segment: UnsafeBufferPointer<UInt8>) -> JSONObject? {
         guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
         return entries.withLock { entries in
             for entry in entries where entry.text.count == segment.count {
@@ -37,7 +37,7 @@ final class HeaderCache: Sendable {
     }
 
     /// Remembers `header` as the decoding of `segment`, dropping the oldest entry when full.
-    func remember(_ header: [String: JSONValue], for segment: UnsafeBufferPointer<UInt8>) {
+    func remember(_ header: JSONObject, for segment: UnsafeBufferPointer<UInt8>) {
         // Headers of legitimate tokens are a few KB; keep larger ones out of the cache.
         guard segment.count <= 16 * 1024 else { return }
         let entry = Entry(text: Array(segment), header: header)

@@ -84,26 +84,23 @@ public struct JSONParser: ~Copyable {
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
-        // App Store payloads have up to ~35 members; sized once, the table is not rebuilt as
-        // it grows.
-        var members: [String: JSONValue] = Dictionary(minimumCapacity: 32)
+        var members = JSONObject.Builder()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object(members.object)
         }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name")
             }
             let nameOffset = index
-            let name = try parseString()
+            let (name, key) = try parseStringAndKey()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            guard members.updateValue(value, forKey: name) == nil else {
+            guard members.append(name, key: key, try parseValue()) else {
                 throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
             }
             skipWhitespace()
@@ -116,7 +113,7 @@ public struct JSONParser: ~Copyable {
             guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
             index += 1
             depth -= 1
-            return .object(members)
+            return .object(members.object)
         }
     }
 
@@ -145,33 +142,49 @@ public struct JSONParser: ~Copyable {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
+        try parseStringAndKey().text
+    }
+
+    /// Reads a string: its text, and the `NameKey` a member name is found by.
+    private mutating func parseStringAndKey() throws(JSONSyntaxError) -> (text: String, key: NameKey) {
         index += 1  // the opening quote
         let start = index
-        // Fast path: no escapes, so the bytes between the quotes are the string.
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                guard let text = Self.validatedString(slice) else {
-                    throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
-                }
-                index += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw error("control character in a string") }
-            index += 1
+        // Fast path: no escapes, so the bytes between the quotes are the string. Every byte is
+        // or-ed into `high`, so the end of the scan also tells whether the text is ASCII.
+        var end = start
+        var high: UInt8 = 0
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            high |= byte
+            end += 1
         }
+        index = end
+        guard end < bytes.count, bytes[end] != UInt8(ascii: "\\") else { return try parseEscapedString(from: start) }
+        guard bytes[end] == UInt8(ascii: "\"") else { throw error("control character in a string") }
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        let text = high < 0x80 ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
+        guard let text else { throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string") }
+        index += 1
+        return (text, NameKey(utf8: slice, isASCII: high < 0x80))
+    }
+
+    /// Reads the rest of a string from the first escape or the end of the input, the string
+    /// having started at `start`.
+    private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> (text: String, key: NameKey) {
         var scalars = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = scalars.withUnsafeBufferPointer(Self.validatedString) else {
-                    throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string")
+                let decoded = scalars.withUnsafeBufferPointer { scalars in
+                    String(validating: scalars, as: UTF8.self).map {
+                        ($0, NameKey(utf8: scalars, isASCII: NameKey.isASCII(scalars)))
+                    }
                 }
+                guard let decoded else { throw JSONSyntaxError(offset: start, reason: "invalid UTF-8 in a string") }
                 index += 1
-                return text
+                return decoded
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw error("unexpected end of input") }
@@ -259,24 +272,30 @@ public struct JSONParser: ~Copyable {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count && isDigit(bytes[index]) { index += 1 }
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
-        guard let double = Double(text), double.isFinite else {
+        let digits = UnsafeBufferPointer(rebasing: bytes[start..<index])
+        if isInteger, let integer = Self.int64(digits) { return .integer(integer) }
+        guard let double = Double(String(decoding: digits, as: UTF8.self)), double.isFinite else {
             throw JSONSyntaxError(offset: start, reason: "number out of range")
         }
         return .double(double)
     }
 
-    /// The text of `bytes` when they are valid UTF-8. Strings in App Store payloads are ASCII,
-    /// which is valid as it is; only other text goes through the standard library's validation
-    /// (whose generic entry point looks up type metadata on every call).
-    private static func validatedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        var ascii = true
-        for byte in bytes where byte >= 0x80 {
-            ascii = false
-            break
+    /// The value of `text`, an optional `-` and decimal digits, when it fits in an `Int64`.
+    ///
+    /// Read straight from the bytes: nearly every number in a payload is an integer, and making
+    /// a `String` of it for `Int64.init` cost more than reading it.
+    private static func int64(_ text: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = text.first == UInt8(ascii: "-")
+        // Accumulated as a negative number, whose range includes `Int64.min`.
+        var value: Int64 = 0
+        for byte in text.dropFirst(negative ? 1 : 0) {
+            let (shifted, overflowShifting) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowAdding) = shifted.subtractingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflowShifting && !overflowAdding else { return nil }
+            value = next
         }
-        return ascii ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        if negative { return value }
+        return value == Int64.min ? nil : -value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {

@@ -11,7 +11,7 @@ public enum JSONValue: Sendable, Equatable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// A short name of the value's type for error messages.
     public var typeName: String {
@@ -27,7 +27,7 @@ public enum JSONValue: Sendable, Equatable {
     }
 
     /// The members when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: JSONObject? {
         if case .object(let members) = self { return members }
         return nil
     }

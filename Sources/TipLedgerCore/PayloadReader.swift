@@ -12,41 +12,41 @@ public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible 
 /// field or `null` is nil, a present field of the wrong type is an error, unknown fields are
 /// ignored.
 struct PayloadReader {
-    let members: [String: JSONValue]
+    let members: JSONObject
     /// The dotted path of this object inside the payload, empty at the top.
     let path: String
 
-    init(_ members: [String: JSONValue], path: String = "") {
+    init(_ members: JSONObject, path: String = "") {
         self.members = members
         self.path = path
     }
 
-    private func name(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+    private func name(_ key: StaticString) -> String { path.isEmpty ? key.description : "\(path).\(key)" }
 
-    private func mismatch(_ key: String, expected: String, got value: JSONValue) -> PayloadError {
+    private func mismatch(_ key: StaticString, expected: String, got value: JSONValue) -> PayloadError {
         PayloadError(field: name(key), reason: "expected \(expected), got \(value.typeName)")
     }
 
-    private func value(_ key: String) -> JSONValue? {
-        switch members[key] {
+    private func value(_ key: StaticString) -> JSONValue? {
+        switch members.value(named: key) {
         case nil, .null?: nil
         case let value?: value
         }
     }
 
-    func string(_ key: String) throws(PayloadError) -> String? {
+    func string(_ key: StaticString) throws(PayloadError) -> String? {
         guard let value = value(key) else { return nil }
         guard case .string(let text) = value else { throw mismatch(key, expected: "a string", got: value) }
         return text
     }
 
-    func int64(_ key: String) throws(PayloadError) -> Int64? {
+    func int64(_ key: StaticString) throws(PayloadError) -> Int64? {
         guard let value = value(key) else { return nil }
         guard case .integer(let number) = value else { throw mismatch(key, expected: "an integer", got: value) }
         return number
     }
 
-    func int32(_ key: String) throws(PayloadError) -> Int32? {
+    func int32(_ key: StaticString) throws(PayloadError) -> Int32? {
         guard let number = try int64(key) else { return nil }
         guard let narrow = Int32(exactly: number) else {
             throw PayloadError(field: name(key), reason: "\(number) is out of range")
@@ -54,7 +54,7 @@ struct PayloadReader {
         return narrow
     }
 
-    func bool(_ key: String) throws(PayloadError) -> Bool? {
+    func bool(_ key: StaticString) throws(PayloadError) -> Bool? {
         guard let value = value(key) else { return nil }
         guard case .bool(let flag) = value else { throw mismatch(key, expected: "a boolean", got: value) }
         return flag
@@ -69,7 +69,7 @@ struct PayloadReader {
     static let dateRange: ClosedRange<Double> = -62_167_219_200_000...253_402_300_799_999
 
     /// A date: milliseconds since 1970 as a JSON number, possibly fractional.
-    func date(_ key: String) throws(PayloadError) -> AppleDate? {
+    func date(_ key: StaticString) throws(PayloadError) -> AppleDate? {
         guard let value = value(key) else { return nil }
         let milliseconds: Double
         switch value {
@@ -84,7 +84,7 @@ struct PayloadReader {
     }
 
     /// A UUID in its canonical text form; kept as given, validated for shape.
-    func uuid(_ key: String) throws(PayloadError) -> String? {
+    func uuid(_ key: StaticString) throws(PayloadError) -> String? {
         guard let text = try string(key) else { return nil }
         guard Self.isUUID(text) else {
             throw PayloadError(field: name(key), reason: "\"\(text.prefix(40))\" is not a UUID")
@@ -111,7 +111,7 @@ struct PayloadReader {
         return index == 36
     }
 
-    func strings(_ key: String) throws(PayloadError) -> [String]? {
+    func strings(_ key: StaticString) throws(PayloadError) -> [String]? {
         guard let value = value(key) else { return nil }
         guard case .array(let elements) = value else { throw mismatch(key, expected: "an array", got: value) }
         var result: [String] = []
@@ -125,7 +125,7 @@ struct PayloadReader {
         return result
     }
 
-    func object(_ key: String) throws(PayloadError) -> PayloadReader? {
+    func object(_ key: StaticString) throws(PayloadError) -> PayloadReader? {
         guard let value = value(key) else { return nil }
         guard case .object(let nested) = value else { throw mismatch(key, expected: "an object", got: value) }
         return PayloadReader(nested, path: name(key))

@@ -14,9 +14,9 @@ public struct UnverifiedJWS: Sendable {
     /// The token exactly as received, without surrounding whitespace: the evidence to keep.
     public let token: String
     /// The decoded protected header.
-    public let header: [String: JSONValue]
+    public let header: JSONObject
     /// The decoded payload.
-    public let payload: [String: JSONValue]
+    public let payload: JSONObject
     /// The decoded signature bytes (ES256 requires exactly 64).
     public let signature: [UInt8]
     /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
@@ -54,7 +54,7 @@ public struct UnverifiedJWS: Sendable {
             throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
         }
         let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
-        let header: [String: JSONValue]
+        let header: JSONObject
         if let known = headers?.header(for: headerSegment) {
             header = known
         } else {
@@ -80,7 +80,7 @@ public struct UnverifiedJWS: Sendable {
     }
 
     private static func decodeObject(_ part: UnsafeBufferPointer<UInt8>, part name: String) throws(VerificationError)
-        -> [String: JSONValue]
+        -> JSONObject
     {
         guard let json = Base64.decode(part, alphabet: .url) else {
             throw VerificationError(.malformedJWS, "the \(name) is not base64url")

@@ -8,11 +8,13 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case appTransaction
 
     /// The kind a decoded payload shows by its fields, or nil when it shows none.
-    static func detect(_ payload: [String: JSONValue]) -> PayloadKind? {
-        if payload["notificationType"] != nil { return .notification }
-        if payload["transactionId"] != nil { return .transaction }
-        if payload["autoRenewStatus"] != nil || payload["autoRenewProductId"] != nil { return .renewalInfo }
-        if payload["receiptType"] != nil { return .appTransaction }
+    static func detect(_ payload: JSONObject) -> PayloadKind? {
+        if payload.value(named: "notificationType") != nil { return .notification }
+        if payload.value(named: "transactionId") != nil { return .transaction }
+        if payload.value(named: "autoRenewStatus") != nil || payload.value(named: "autoRenewProductId") != nil {
+            return .renewalInfo
+        }
+        if payload.value(named: "receiptType") != nil { return .appTransaction }
         return nil
     }
 }

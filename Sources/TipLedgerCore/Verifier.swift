@@ -128,19 +128,19 @@ public final class Verifier: Sendable {
 
     // MARK: Step 3: header
 
-    private func checkAlgorithm(_ header: [String: JSONValue]) throws(VerificationError) {
-        guard case .string("ES256")? = header["alg"] else {
-            let found = header["alg"]?.stringValue.map { "\"\($0.prefix(20))\"" } ?? "no alg"
+    private func checkAlgorithm(_ header: JSONObject) throws(VerificationError) {
+        guard case .string("ES256")? = header.value(named: "alg") else {
+            let found = header.value(named: "alg")?.stringValue.map { "\"\($0.prefix(20))\"" } ?? "no alg"
             throw VerificationError(.unsupportedAlgorithm, "alg must be ES256, found \(found)")
         }
-        guard header["crit"] == nil else {
+        guard header.value(named: "crit") == nil else {
             throw VerificationError(
                 .unsupportedAlgorithm, "the header has crit, and no critical extension is understood")
         }
     }
 
-    private func certificateTexts(_ header: [String: JSONValue]) throws(VerificationError) -> [String] {
-        guard case .array(let entries)? = header["x5c"] else {
+    private func certificateTexts(_ header: JSONObject) throws(VerificationError) -> [String] {
+        guard case .array(let entries)? = header.value(named: "x5c") else {
             throw VerificationError(.invalidChainLength, "the header has no x5c certificate chain")
         }
         let allowed = policy.acceptsLocalTesting ? "1 (Xcode) or 3" : "3"
@@ -159,16 +159,16 @@ public final class Verifier: Sendable {
 
     // MARK: Step 4: effective time
 
-    private func detectKind(_ payload: [String: JSONValue]) throws(VerificationError) -> PayloadKind {
+    private func detectKind(_ payload: JSONObject) throws(VerificationError) -> PayloadKind {
         if let kind = PayloadKind.detect(payload) { return kind }
         throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
     }
 
     /// The payload's own time, or the clock's (then `usedClock` is true).
-    private func effectiveDate(of payload: [String: JSONValue], kind: PayloadKind) throws(VerificationError)
+    private func effectiveDate(of payload: JSONObject, kind: PayloadKind) throws(VerificationError)
         -> (AppleDate, usedClock: Bool)
     {
-        let field = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
+        let field: StaticString = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
         do {
             if let date = try PayloadReader(payload).date(field) { return (date, false) }
             return (clock.now(), true)

@@ -31,7 +31,7 @@ struct LibraryJWSCase: Sendable, CustomTestStringConvertible {
     let settings: LibraryVerifierSettings?
     let valid: Bool
     /// Expected decoded fields (`data.bundleId` for nested ones), as JSON.
-    let fields: [String: JSONValue]
+    let fields: JSONObject
     /// The expected error name per language (`swift`, `python`, `java`, `node`).
     let errorNames: [String: String]
 
@@ -63,14 +63,14 @@ enum LibraryExpectations {
     /// them, so those cases are out of scope and skipped.
     static let outOfScopeKinds: Set<String> = ["legacyTransactionReceipt", "appReceipt"]
 
-    static let document: [String: JSONValue] = {
+    static let document: JSONObject = {
         guard let bytes = try? Fixtures.bytes("apple-library/expectations.json"),
             let members = (try? JSONParser.parse(bytes))?.objectValue
         else { return [:] }
         return members
     }()
 
-    static func array(_ name: String) -> [[String: JSONValue]] {
+    static func array(_ name: String) -> [JSONObject] {
         guard case .array(let entries)? = document[name] else { return [] }
         return entries.compactMap(\.objectValue)
     }

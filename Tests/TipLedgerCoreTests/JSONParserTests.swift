@@ -146,6 +146,32 @@ import TipLedgerCore
         #expect(throws: JSONSyntaxError.self, "\(text)") { try parse(text) }
     }
 
+    @Test func stringErrorsSayWhatAndWhere() {
+        let cases: [(bytes: [UInt8], offset: Int, reason: String)] = [
+            (Array(#""ab"#.utf8) + [0x01] + Array(#"c""#.utf8), 3, "control character in a string"),
+            (Array(#"["ok",""#.utf8) + [0xff, UInt8(ascii: "\"")], 7, "invalid UTF-8 in a string"),
+            (Array(#""a\n"#.utf8) + [0xc3, UInt8(ascii: "\"")], 1, "invalid UTF-8 in a string"),
+            (Array(#""abc"#.utf8), 4, "unterminated string"),
+            (Array(#""a\nb"#.utf8), 5, "unterminated string"),
+        ]
+        for (bytes, offset, reason) in cases {
+            do {
+                _ = try parse(bytes: bytes)
+                Issue.record("\(bytes) was accepted")
+            } catch {
+                #expect(error.offset == offset && error.reason == reason, "\(bytes)")
+            }
+        }
+    }
+
+    @Test func integersAreReadExactlyAtTheEdgesOfInt64() throws {
+        #expect(
+            try parse("[-9223372036854775808,9223372036854775807,-0,0,-1,10]")
+                == .array([.integer(.min), .integer(.max), .integer(0), .integer(0), .integer(-1), .integer(10)]))
+        #expect(try parse("92233720368547758080") == .double(92_233_720_368_547_758_080))
+        #expect(try parse("-92233720368547758080") == .double(-92_233_720_368_547_758_080))
+    }
+
     @Test func errorsSayWhereReadingStopped() {
         do {
             _ = try parse(#"{"a":1,"a":2}"#)

@@ -28,7 +28,7 @@ public struct StoreKitCatalog: Sendable {
 
     /// Parses a `.storekit` file's bytes.
     public init(json bytes: [UInt8]) throws(Error) {
-        let root: [String: JSONValue]
+        let root: JSONObject
         do {
             guard case .object(let members) = try JSONParser.parse(bytes) else {
                 throw Error(description: "the file is not a JSON object")
