@@ -199,6 +199,21 @@ final class Database: @unchecked Sendable {
         }
     }
 
+    /// Frames in the write-ahead log after this connection's last commit, once `watchLog` ran.
+    private(set) var logFrames = 0
+
+    /// Keeps `logFrames` current through SQLite's WAL hook. Installing a hook turns off SQLite's
+    /// own automatic checkpoints on this connection: the ledger runs its own.
+    func watchLog() {
+        let hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32 = {
+            context, _, _, frames in
+            if let context { Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().logFrames = Int(frames) }
+            return SQLITE_OK
+        }
+        // Unretained: the hook lives exactly as long as the connection, which `self` owns.
+        sqlite3_wal_hook(handle, hook, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
     /// header is neither hashed nor looked up again. Only ids of committed rows may stay: the
     /// cache is cleared whenever a transaction rolls back.

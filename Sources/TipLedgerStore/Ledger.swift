@@ -38,6 +38,11 @@ public final class Ledger: Sendable {
     public static func open(path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30)) throws
         -> Ledger
     {
+        try open(path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames)
+    }
+
+    /// `open`, checkpointing every `checkpointFrames` frames of log (tests use a small number).
+    static func open(path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int) throws -> Ledger {
         let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000)
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
         try Migrator.migrate(database)
@@ -45,9 +50,11 @@ public final class Ledger: Sendable {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
         }
-        // The writer no longer checkpoints as it commits; the checkpointer does, after each write.
-        try database.execute("PRAGMA wal_autocheckpoint = 0")
-        let checkpointer = Checkpointer(LockedDatabase(try Database(path: path, cacheMebibytes: 1)))
+        // The writer no longer checkpoints as it commits; the checkpointer does, once the log
+        // has grown enough.
+        database.watchLog()
+        let checkpointer = Checkpointer(
+            LockedDatabase(try Database(path: path, cacheMebibytes: 1)), checkpointFrames: checkpointFrames)
         return Ledger(
             path: path, connection: LockedDatabase(database), readers: ReaderPool(path: path),
             checkpointer: checkpointer, clock: clock)
@@ -71,10 +78,10 @@ public final class Ledger: Sendable {
     }
 
     /// After a write transaction committed on `writer`: restarts the log if it is due, and asks
-    /// for the next checkpoint.
+    /// for a checkpoint when the log has grown enough since the last one.
     func didWrite(_ writer: Database) {
         checkpointer?.restartIfDue(writer)
-        checkpointer?.request()
+        checkpointer?.didCommit(logFrames: writer.logFrames)
     }
 
     /// Runs `body` with the writing connection, holding its lock.
@@ -160,16 +167,42 @@ final class ReaderPool: Sendable {
 /// lookups) SQLite would never restart it on its own either: it grew by gigabytes over a million
 /// lines. So once the log is large and fully copied, the writer restarts it itself between two
 /// write transactions (`restartIfDue`), waiting only for readers to step off it.
+///
+/// Checkpoints wait until the log has grown by `checkpointFrames`: a page that several commits
+/// in between wrote (an index page keyed by random values, in a large ledger) is then copied
+/// into the file once rather than once per commit. Recording 200,000 lines took a fifth less
+/// time than with a checkpoint after every commit.
 final class Checkpointer: Sendable {
     /// Frames (pages) the log may hold before the writer restarts it: about 16 MB.
     static let restartFrames: Int64 = 4096
+    /// Frames committed to the log between two checkpoints, by default: about 128 MB.
+    static let checkpointFrames = 32_768
+
+    let checkpointFrames: Int
 
     private let database: LockedDatabase
     private let queue = DispatchQueue(label: "tipledger.checkpoint")
     private let state = Mutex((running: false, requested: false, restartDue: false))
+    /// The log's length in frames when the last checkpoint was asked for.
+    private let framesAtLastRequest = Mutex(0)
+    /// Checkpoints run so far.
+    let checkpointsRun = Atomic(0)
 
-    init(_ database: LockedDatabase) {
+    init(_ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames) {
         self.database = database
+        self.checkpointFrames = checkpointFrames
+    }
+
+    /// Asks for a checkpoint once `logFrames` (the log's length after a commit) is
+    /// `checkpointFrames` past the last request; a log shorter than then was restarted.
+    func didCommit(logFrames: Int) {
+        let due = framesAtLastRequest.withLock { last -> Bool in
+            if logFrames < last { last = 0 }
+            guard logFrames - last >= checkpointFrames else { return false }
+            last = logFrames
+            return true
+        }
+        if due { request() }
     }
 
     func request() {
@@ -207,6 +240,7 @@ final class Checkpointer: Sendable {
             let frames = try? database.withLock { database in
                 try database.queryOne("PRAGMA wal_checkpoint(PASSIVE)", []) { ($0.int64(1), $0.int64(2)) }
             }
+            checkpointsRun.add(1, ordering: .relaxed)
             let again = state.withLock { state -> Bool in
                 if let (log, copied) = frames ?? nil, log > Self.restartFrames, copied == log {
                     state.restartDue = true

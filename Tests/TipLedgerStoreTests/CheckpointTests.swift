@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerTestSupport
+
+@testable import TipLedgerStore
+
+/// The ledger copies its write-ahead log into the file only once the log has grown by the
+/// checkpoint threshold, so a page several commits wrote is copied once.
+@Suite struct CheckpointTests {
+    private func record(_ ids: ClosedRange<Int>, into ledger: Ledger) throws {
+        for id in ids {
+            let token = try TestChains.transaction(id: "\(2_000_000_000_300_000 + id)")
+            _ = try ledger.record(try TestChains.verified(token), finish: true)
+        }
+    }
+
+    @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("ledger.sqlite")
+        let ledger = try Ledger.open(
+            path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)),
+            busyTimeout: .seconds(5), checkpointFrames: 200)
+        let checkpointer = try #require(ledger.checkpointer)
+        // The schema and one recorded transaction stay well under 200 frames.
+        try record(1...1, into: ledger)
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) == 0)
+        // Each recorded transaction commits several pages.
+        try record(2...80, into: ledger)
+        checkpointer.waitUntilIdle()
+        let checkpoints = checkpointer.checkpointsRun.load(ordering: .relaxed)
+        #expect(checkpoints >= 1)
+        // Far fewer checkpoints than commits.
+        #expect(checkpoints < 20)
+        #expect(try ledger.integrityCheck() == "ok")
+    }
+}
