@@ -60,6 +60,8 @@ final class Database: @unchecked Sendable {
     deinit {
         // Finalize cached statements before closing, or close would leave the handle open.
         statements.removeAll()
+        // The WAL hook points at this object, which is going away.
+        sqlite3_wal_hook(handle, nil, nil)
         sqlite3_close_v2(handle)
     }
 
