@@ -38,9 +38,13 @@ struct VerificationPipeline {
     func run(_ reader: inout LineReader, consume: ([Item]) throws -> Void) throws {
         var started: [Batch] = []  // in input order
         var exhausted = false
+        // The first batches are small, so the workers start as soon as a few lines are in,
+        // and double up to `batchSize`.
+        var size = min(batchSize, Self.firstBatchSize)
         while true {
             while !exhausted && started.count <= max(1, lookahead) {
-                let lines = readBatch(&reader)
+                let lines = readBatch(&reader, size: size)
+                size = min(batchSize, size * 2)
                 if lines.isEmpty { exhausted = true } else { started.append(try start(lines)) }
             }
             guard !started.isEmpty else { return }
@@ -48,10 +52,13 @@ struct VerificationPipeline {
         }
     }
 
-    private func readBatch(_ reader: inout LineReader) -> [InputLine] {
+    /// Lines in the first batch.
+    static let firstBatchSize = 128
+
+    private func readBatch(_ reader: inout LineReader, size: Int) -> [InputLine] {
         var lines: [InputLine] = []
-        lines.reserveCapacity(batchSize)
-        while lines.count < batchSize, let line = reader.next() {
+        lines.reserveCapacity(size)
+        while lines.count < size, let line = reader.next() {
             if let text = line.text, isBlank(text) { continue }
             lines.append(line)
         }
