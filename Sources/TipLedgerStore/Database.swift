@@ -25,7 +25,7 @@ final class Database: @unchecked Sendable {
     /// in-memory database. `cacheMebibytes` bounds this connection's page cache.
     init(
         path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
-        cacheMebibytes: Int = 16
+        cacheMebibytes: Int = 32
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
@@ -46,7 +46,8 @@ final class Database: @unchecked Sendable {
             try configure(readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
             // on random pages; SQLite's default 2 MiB cache turns that into a read system call
-            // per insert once the ledger outgrows it.
+            // per insert once the ledger outgrows it. 32 MiB for the writer recorded a million
+            // lines 9 % faster than 16 MiB, and `verify` still peaked under 90 MB.
             try execute("PRAGMA cache_size = -\(cacheMebibytes * 1024)")
         } catch {
             sqlite3_close_v2(handle)
