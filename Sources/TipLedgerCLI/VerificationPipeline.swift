@@ -5,15 +5,12 @@ internal import TipLedgerCore
 internal import TipLedgerStore
 
 /// Verifies input lines on every core while keeping results in input order, and overlaps the
-/// work: while the calling thread records and prints one batch, the workers verify the next
-/// `lookahead` ones. At most `lookahead + 1` batches are in memory, however long the input is.
+/// work: while the workers verify one batch, the calling thread records and prints the one
+/// before it. At most two batches are in memory, however long the input is.
 struct VerificationPipeline {
     let verifier: Verifier
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
-    /// Batches verified ahead of the one being consumed: more than one keeps the workers busy
-    /// while a slow consumer (the ledger) writes, at the cost of a batch of memory each.
-    var lookahead = 1
     var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
     /// answer per digest, in order), so they need no verification; called on the worker
@@ -36,19 +33,17 @@ struct VerificationPipeline {
     /// Reads `reader` to the end, calling `consume` with each batch's items in input order.
     /// Blank lines are skipped.
     func run(_ reader: inout LineReader, consume: ([Item]) throws -> Void) throws {
-        var started: [Batch] = []  // in input order
-        var exhausted = false
         // The first batches are small, so the workers start as soon as a few lines are in,
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
+        var inFlight: Batch? = nil
         while true {
-            while !exhausted && started.count <= max(1, lookahead) {
-                let lines = readBatch(&reader, size: size)
-                size = min(batchSize, size * 2)
-                if lines.isEmpty { exhausted = true } else { started.append(try start(lines)) }
-            }
-            guard !started.isEmpty else { return }
-            try consume(started.removeFirst().items())
+            let lines = readBatch(&reader, size: size)
+            size = min(batchSize, size * 2)
+            let next = lines.isEmpty ? nil : try start(lines)
+            if let inFlight { try consume(inFlight.items()) }
+            guard let next else { return }
+            inFlight = next
         }
     }
 

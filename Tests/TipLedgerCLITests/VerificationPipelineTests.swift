@@ -8,8 +8,8 @@ import TipLedgerTestSupport
 @testable import TipLedgerCLI
 @testable import TipLedgerStore
 
-/// `VerificationPipeline`: however many batches are verified ahead on however many workers,
-/// every line comes back once, in input order, with its own outcome.
+/// `VerificationPipeline`: whatever the batch size and however many workers, every line comes
+/// back once, in input order, with its own outcome.
 @Suite struct VerificationPipelineTests {
     /// Line `n` (1-based) of the input: garbage every third line, else a valid token with id
     /// 2000000000100000+n (which the "ledger" knows on every fifth line).
@@ -27,8 +27,8 @@ import TipLedgerTestSupport
         return LineReader(fileDescriptor: descriptor, maximumLineBytes: 1 << 16)
     }
 
-    @Test(arguments: [(batchSize: 1, lookahead: 1), (7, 1), (7, 3), (16, 2), (200, 4)])
-    func outcomesComeBackInInputOrder(batchSize: Int, lookahead: Int) throws {
+    @Test(arguments: [1, 7, 16, 200])
+    func outcomesComeBackInInputOrder(batchSize: Int) throws {
         let lines = try Self.input(lines: 60)
         let directory = try TemporaryDirectory(prefix: "pipeline")
         var reader = try Self.lineReader(lines, in: directory)
@@ -40,7 +40,6 @@ import TipLedgerTestSupport
         let lookups = Atomic(0)
         var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
         pipeline.batchSize = batchSize
-        pipeline.lookahead = lookahead
         pipeline.workers = 3
         pipeline.knownTokens = { digests in
             lookups.add(digests.count, ordering: .relaxed)
