@@ -12,6 +12,10 @@ struct VerificationPipeline {
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
     var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The workers' quality of service. Below the calling thread's, the workers yield the CPU
+    /// to it whenever both want it (on Linux, `.background` runs them at nice 10): worth it when
+    /// the calling thread is the one everything waits for, a ledger's single writer.
+    var workerPriority = DispatchQoS.QoSClass.default
     /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
     /// answer per digest, in order), so they need no verification; called on the worker
     /// threads, once per worker and batch. A nil answer (or a failed lookup) means "verify it".
@@ -68,7 +72,7 @@ struct VerificationPipeline {
         let knownTokens = self.knownTokens
         let workers = min(self.workers, lines.count)
         batch.group.enter()
-        DispatchQueue.global().async {
+        DispatchQueue.global(qos: workerPriority).async {
             DispatchQueue.concurrentPerform(iterations: workers) { worker in
                 let share = Array(stride(from: worker, to: lines.count, by: workers))
                 let digests = knownTokens == nil ? nil : share.map { Self.digest(lines[$0]) }

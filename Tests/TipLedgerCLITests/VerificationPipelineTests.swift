@@ -78,4 +78,31 @@ import TipLedgerTestSupport
         // Every line was looked up exactly once.
         #expect(lookups.load(ordering: .relaxed) == 60)
     }
+
+    #if os(Linux)
+        /// Workers given a lower quality of service run at a lower scheduling priority (a higher
+        /// nice value) than the thread that consumes the batches, so it wins the CPU from them.
+        @Test func backgroundWorkersYieldToTheConsumer() throws {
+            let lines = try Self.input(lines: 8)
+            let directory = try TemporaryDirectory(prefix: "pipeline")
+            var reader = try Self.lineReader(lines, in: directory)
+            defer { close(reader.fileDescriptor) }
+            let workerNice = Mutex<Set<Int32>>([])
+            var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+            pipeline.workers = 2
+            pipeline.workerPriority = .background
+            pipeline.knownTokens = { digests in
+                let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                workerNice.withLock { _ = $0.insert(nice) }
+                return digests.map { _ in nil }
+            }
+            var consumed = 0
+            try pipeline.run(&reader) { consumed += $0.count }
+            #expect(consumed == 8)
+            let consumerNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            let seen = workerNice.withLock { $0 }
+            #expect(!seen.isEmpty)
+            #expect(seen.allSatisfy { $0 > consumerNice }, "workers at nice \(seen), the consumer at \(consumerNice)")
+        }
+    #endif
 }
