@@ -71,9 +71,12 @@ struct VerificationPipeline {
         let verifier = self.verifier
         let knownTokens = self.knownTokens
         let workers = min(self.workers, lines.count)
-        batch.group.enter()
-        DispatchQueue.global(qos: workerPriority).async {
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
+        // One block per worker, each on a thread of the workers' priority (concurrentPerform
+        // would run some shares on threads of the default priority).
+        let queue = DispatchQueue.global(qos: workerPriority)
+        for worker in 0..<workers {
+            batch.group.enter()
+            queue.async {
                 let share = Array(stride(from: worker, to: lines.count, by: workers))
                 let digests = knownTokens == nil ? nil : share.map { Self.digest(lines[$0]) }
                 let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
@@ -85,8 +88,8 @@ struct VerificationPipeline {
                         batch.slots.set(index, .checked(result, digest: digests?[offset]))
                     }
                 }
+                batch.group.leave()
             }
-            batch.group.leave()
         }
         return batch
     }
