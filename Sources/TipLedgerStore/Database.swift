@@ -123,9 +123,9 @@ final class Database: @unchecked Sendable {
 
     /// Runs a statement that returns no rows.
     @discardableResult
-    func run(_ sql: String, _ values: any SQLBindable...) throws(StoreError) -> Int {
+    func run<each Value: SQLBindable>(_ sql: String, _ values: repeat each Value) throws(StoreError) -> Int {
         let statement = try statement(sql)
-        try statement.bind(values)
+        try statement.bind(repeat each values)
         while try statement.step() {}
         return Int(sqlite3_changes(handle))
     }
@@ -142,11 +142,11 @@ final class Database: @unchecked Sendable {
     }
 
     /// The first row of a query, or nil.
-    func queryOne<Row>(_ sql: String, _ values: [any SQLBindable], row: (Statement) throws(StoreError) -> Row)
-        throws(StoreError) -> Row?
-    {
+    func queryOne<Row, each Value: SQLBindable>(
+        _ sql: String, _ values: repeat each Value, row: (Statement) throws(StoreError) -> Row
+    ) throws(StoreError) -> Row? {
         let statement = try statement(sql)
-        try statement.bind(values)
+        try statement.bind(repeat each values)
         guard try statement.step() else { return nil }
         let result = try row(statement)
         statement.reset()
@@ -154,12 +154,12 @@ final class Database: @unchecked Sendable {
     }
 
     private func queryText(_ sql: String) throws(StoreError) -> String? {
-        try queryOne(sql, []) { $0.text(0) } ?? nil
+        try queryOne(sql) { $0.text(0) } ?? nil
     }
 
     /// The value of an integer pragma such as `user_version`.
     func pragmaInteger(_ name: String) throws(StoreError) -> Int64 {
-        try queryOne("PRAGMA \(name)", []) { $0.int64(0) } ?? 0
+        try queryOne("PRAGMA \(name)") { $0.int64(0) } ?? 0
     }
 
     /// The rowid of the last inserted row.

@@ -53,7 +53,7 @@ extension Ledger {
             LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
             LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
             WHERE e.sha256 = ? AND e.verifier_fingerprint = ? AND e.clock_free = 1
-            """, [digest, verifierFingerprint]
+            """, digest, verifierFingerprint
         ) { row -> KnownToken? in
             guard let environment = AppStoreEnvironment(rawValue: row.text(1) ?? "") else { return nil }
             let state = row.text(6).flatMap(TransactionState.init(rawValue:))

@@ -155,7 +155,7 @@ extension Ledger {
     public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
         -> [ReverifyFailure]
     {
-        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence", []) { $0.int64(0) } ?? 0 }
+        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence") { $0.int64(0) } ?? 0 }
         var failures: [ReverifyFailure] = []
         var lastId: Int64 = 0
         var done = 0

@@ -129,7 +129,7 @@ struct RecordWriter {
         let uuid = notification.notificationUUID.lowercased()
         let nestedId = notification.transaction?.transactionId
         if let existing = try database.queryOne(
-            "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", [uuid], row: { $0.text(0) })
+            "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", uuid, row: { $0.text(0) })
         {
             let transactionId = existing ?? nestedId
             let current = try transactionId.flatMap { try amounts(notification.environment.rawValue, $0) }
@@ -375,15 +375,14 @@ struct RecordWriter {
     private func amounts(rowid: Int64) throws -> Amounts {
         guard
             let amounts = try database.queryOne(
-                Amounts.selectByRowid, [rowid], row: Amounts.init)
+                Amounts.selectByRowid, rowid, row: Amounts.init)
         else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
         return amounts
     }
 
     private func amounts(_ environment: String, _ transactionId: String) throws -> Amounts? {
         try database.queryOne(
-            Amounts.selectByKey,
-            [environment, transactionId], row: Amounts.init)
+            Amounts.selectByKey, environment, transactionId, row: Amounts.init)
     }
 
     private func event(
@@ -413,7 +412,7 @@ struct RecordWriter {
         let database: Database
 
         func existingId() throws -> Int64 {
-            try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", [sha256]) { $0.int64(0) } ?? 0
+            try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", sha256) { $0.int64(0) } ?? 0
         }
     }
 
@@ -469,7 +468,7 @@ struct RecordWriter {
             String(decoding: header, as: UTF8.self))
         guard
             let id = try database.queryOne(
-                "SELECT id FROM jws_headers WHERE sha256 = ?", [digest], row: { $0.int64(0) })
+                "SELECT id FROM jws_headers WHERE sha256 = ?", digest, row: { $0.int64(0) })
         else { throw StoreError(code: 0, message: "a stored header is missing") }
         if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
         database.headerIds.append((Array(header), id))

@@ -109,7 +109,7 @@ public final class Ledger: Sendable {
 
     /// Whether the database answers a trivial query (for health checks).
     public func isHealthy() -> Bool {
-        (try? withReader { try $0.queryOne("SELECT count(*) FROM sqlite_schema", []) { $0.int64(0) } } ?? 0) ?? 0 > 0
+        (try? withReader { try $0.queryOne("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } } ?? 0) ?? 0 > 0
     }
 
     /// Writes a consistent copy of the ledger to `destination` with `VACUUM INTO`, safe while
@@ -238,7 +238,7 @@ final class Checkpointer: Sendable {
             // Columns: busy, frames in the log, frames copied into the file. A failure leaves
             // the pages in the log for the next attempt.
             let frames = try? database.withLock { database in
-                try database.queryOne("PRAGMA wal_checkpoint(PASSIVE)", []) { ($0.int64(1), $0.int64(2)) }
+                try database.queryOne("PRAGMA wal_checkpoint(PASSIVE)") { ($0.int64(1), $0.int64(2)) }
             }
             checkpointsRun.add(1, ordering: .relaxed)
             let again = state.withLock { state -> Bool in

@@ -21,7 +21,7 @@ enum Migrator {
         // A file with tables but neither our application id nor a schema version is some other
         // program's database (most leave application_id at 0): never add a ledger to it.
         if application == 0 && current == 0,
-            try database.queryOne("SELECT count(*) FROM sqlite_schema", [], row: { $0.int64(0) }) ?? 0 > 0
+            try database.queryOne("SELECT count(*) FROM sqlite_schema", row: { $0.int64(0) }) ?? 0 > 0
         {
             throw StoreError(
                 code: 0, message: "\(database.path) is an SQLite database of another application",

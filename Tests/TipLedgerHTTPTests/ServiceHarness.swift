@@ -77,7 +77,7 @@ final class ServiceHarness: Sendable {
         try ledger.withDatabase { database in
             try database.queryOne(
                 "SELECT state FROM transactions WHERE environment = 'Sandbox' AND transaction_id = ?",
-                [transactionId]
+                transactionId
             ) { $0.text(0) } ?? nil
         }
     }
@@ -86,7 +86,7 @@ final class ServiceHarness: Sendable {
 extension Ledger {
     /// The first column of the first row of `sql`, an integer (0 when there is no row).
     func integer(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int64 {
-        try withDatabase { database in try database.queryOne(sql, values) { $0.int64(0) } ?? 0 }
+        try withDatabase { database in try database.query(sql, values) { $0.int64(0) }.first ?? 0 }
     }
 
     /// The first column of every row of `sql`, as text.

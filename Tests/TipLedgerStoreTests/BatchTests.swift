@@ -102,7 +102,7 @@ import TipLedgerTestSupport
             }
         }
 
-        #expect(try database.queryOne("SELECT count(*) FROM items", []) { $0.int64(0) } == 0)
+        #expect(try database.queryOne("SELECT count(*) FROM items") { $0.int64(0) } == 0)
     }
 
     @Test func verifiedRenewalInfoIsNotRecorded() throws {

@@ -53,7 +53,7 @@ final class TestLedger: Sendable {
                 SELECT state, finished_ms, gross_milli, refunded_milli, revoked_milli, signed_date_ms, evidence_id,
                     revocation_date_ms, revocation_reason, revocation_type, revocation_percentage, quantity, account
                 FROM transactions WHERE environment = ? AND transaction_id = ?
-                """, [environment, id]
+                """, environment, id
             ) { row in
                 StoredTransaction(
                     state: row.text(0) ?? "", finishedMilliseconds: row.optionalInt64(1), gross: row.int64(2),
@@ -118,7 +118,7 @@ struct StoredEvent: Equatable {
 extension Ledger {
     /// The first column of the first row of `sql`, an integer (0 when there is no row).
     func integer(_ sql: String, _ values: [any SQLBindable] = []) throws -> Int64 {
-        try withDatabase { database in try database.queryOne(sql, values) { $0.int64(0) } ?? 0 }
+        try withDatabase { database in try database.query(sql, values) { $0.int64(0) }.first ?? 0 }
     }
 
     /// The first column of every row of `sql`, as text.
