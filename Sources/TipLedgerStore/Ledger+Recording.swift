@@ -98,16 +98,16 @@ struct RecordWriter {
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
-        let environment = transaction.environment.rawValue
-        var current = try amounts(environment, transactionId)
-        // A token already stored may still be unrecorded: a notification can carry the very
-        // token the app submits later without recording its transaction (e.g. a renewal).
+        // A new token is applied straight away (`apply` finds the row if there is one). A token
+        // already stored may still be unrecorded: a notification can carry the very token the
+        // app submits later without recording its transaction (e.g. a renewal).
+        var current = evidence.newId == nil ? try amounts(transaction.environment.rawValue, transactionId) : nil
         if evidence.newId != nil || current == nil {
             let evidenceId = try evidence.newId ?? evidence.existingId()
             let (change, after) = try apply(
                 transaction, before: current, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true,
                 finished: finish)
-            current = after ?? current
+            current = after
             switch change {
             case .inserted: outcome = .recorded
             case .updated, .unchanged: outcome = .updated
@@ -231,9 +231,10 @@ struct RecordWriter {
     }
 
     /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`), so a
-    /// late or repeated payload never undoes a newer one. `before` is the row as it stands (nil
-    /// when unknown); returns the change and the row's amounts after it. A new row is inserted
-    /// already finished when `finished` is true (the app submitted and delivered it).
+    /// late or repeated payload never undoes a newer one. `before` is the row as it stands, or
+    /// nil when it is unknown or not looked up (an insert that finds the row reads it then).
+    /// Returns the change and the row's amounts after it (nil when there is no row). A new row
+    /// is inserted already finished when `finished` is true (the app submitted and delivered it).
     private func apply(
         _ transaction: VerifiedTransaction, before: Amounts?, evidenceId: Int64, source: String, revokes: Bool,
         mayInsert: Bool, finished: Bool = false
@@ -243,17 +244,19 @@ struct RecordWriter {
         let environment = transaction.environment.rawValue
         let signedDate = transaction.effectiveDate.wholeMilliseconds
         let revoked = revokes || payload.revocationType == .familyRevoke
-        guard let before else {
+        var before = before
+        if before == nil {
             guard mayInsert else { return (.unknown, nil) }
             // No RETURNING: SQLite buffers RETURNING rows in a temporary table, which costs more
             // than reading the new row back by its rowid.
-            try database.run(
+            let inserted = try database.run(
                 """
                 INSERT INTO transactions (environment, transaction_id, original_transaction_id, app_transaction_id,
                     account, bundle_id, product_id, product_type, quantity, price_milli, currency, storefront,
                     storefront_id, ownership, purchase_date_ms, signed_date_ms, revocation_date_ms, revocation_reason,
                     revocation_type, revocation_percentage, revoked, evidence_id, recorded_ms, finished_ms)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (environment, transaction_id) DO NOTHING
                 """,
                 environment, transactionId, payload.originalTransactionId, payload.appTransactionId,
                 payload.appAccountToken?.lowercased(), payload.bundleId ?? "", payload.productId ?? "",
@@ -262,20 +265,25 @@ struct RecordWriter {
                 signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
                 payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
                 finished ? now : nil)
-            let after = try amounts(rowid: database.lastInsertedRowID)
-            try event(
-                "recorded", transactionId, environment, source: source, currency: payload.currency,
-                delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
-            if finished {
+            if inserted == 1 {
+                let after = try amounts(rowid: database.lastInsertedRowID)
                 try event(
-                    "finished", transactionId, environment, source: source, currency: nil, delta: .zero, detail: nil)
+                    "recorded", transactionId, environment, source: source, currency: payload.currency,
+                    delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
+                if finished {
+                    try event(
+                        "finished", transactionId, environment, source: source, currency: nil, delta: .zero,
+                        detail: nil)
+                }
+                let stateEvent = try recordStateChange(
+                    from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
+                    transactionId, environment, source: source, currency: payload.currency)
+                return (.inserted(stateEvent ?? "transaction"), after)
             }
-            let stateEvent = try recordStateChange(
-                from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
-                transactionId, environment, source: source, currency: payload.currency)
-            return (.inserted(stateEvent ?? "transaction"), after)
+            before = try amounts(environment, transactionId)
         }
-        guard signedDate > before.signedDate else { return (.stale, nil) }
+        guard let before else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        guard signedDate > before.signedDate else { return (.stale, before) }
         try database.run(
             """
             UPDATE transactions
