@@ -12,17 +12,14 @@ enum Migrator {
     static func migrate(_ database: Database, migrations: [Migration] = Migration.all) throws -> (Int, Int) {
         let latest = migrations.last?.version ?? 0
         let application = try database.pragmaInteger("application_id")
-        if application != 0 && application != applicationID {
-            throw StoreError(
-                code: 0, message: "\(database.path) is an SQLite database of another application",
-                hint: "pass --db with a new file name or an existing tipledger ledger")
-        }
         let current = Int(try database.pragmaInteger("user_version"))
-        // A file with tables but neither our application id nor a schema version is some other
-        // program's database (most leave application_id at 0): never add a ledger to it.
-        if application == 0 && current == 0,
-            try database.queryOne("SELECT count(*) FROM sqlite_schema", row: { $0.int64(0) }) ?? 0 > 0
-        {
+        // Another application's id, or tables without our id and a schema version: some other
+        // program's database (most leave application_id at 0). Never add a ledger to it.
+        let foreign =
+            try application != 0 && application != applicationID
+            || application == 0 && current == 0
+                && database.queryOne("SELECT count(*) FROM sqlite_schema", row: { $0.int64(0) }) ?? 0 > 0
+        if foreign {
             throw StoreError(
                 code: 0, message: "\(database.path) is an SQLite database of another application",
                 hint: "pass --db with a new file name or an existing tipledger ledger")
