@@ -105,7 +105,7 @@ struct VerifyCommand: Command {
                 return .verified(payload, recording: nil)
             }
         }
-        if let ledger, bodies.contains(where: { if case .verified = $0 { true } else { false } }) {
+        if let ledger {
             let toRecord = bodies.indices.compactMap { index -> (Int, VerifiedPayload)? in
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
                 return (index, payload)
@@ -126,7 +126,6 @@ struct VerifyCommand: Command {
         }
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
     }
-
 }
 
 /// Counts of accepted and rejected lines.

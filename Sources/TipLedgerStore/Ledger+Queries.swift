@@ -67,7 +67,7 @@ extension Ledger {
         String, FinishOutcome
     )] {
         let now = clock.now().wholeMilliseconds
-        let outcomes: [(String, FinishOutcome)] = try withDatabase { database in
+        return try write { database in
             try database.writeTransaction {
                 try transactionIds.map { id in
                     let environments = try database.query(
@@ -84,8 +84,6 @@ extension Ledger {
                 }
             }
         }
-        try withDatabase { didWrite($0) }
-        return outcomes
     }
 
     /// Totals per environment, group and currency, as SQL aggregates over the transactions.

@@ -29,8 +29,9 @@ extension Ledger {
         -> [Result<RecordResult, StoreError>]
     {
         precondition(tokenDigests == nil || tokenDigests?.count == items.count, "one digest per item")
+        guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
-        let results = try withDatabase { database in
+        return try write { database in
             // Almost every batch records cleanly, so it runs without per-item savepoints; if an
             // item fails, the batch is rolled back and run again item by item, each in a
             // savepoint, so the failure costs only that item.
@@ -58,9 +59,6 @@ extension Ledger {
                 }
             }
         }
-        // Only after a commit: a failed write has nothing to fold into the file.
-        try withDatabase { didWrite($0) }
-        return results
     }
 
     /// Records one verified payload in its own transaction.

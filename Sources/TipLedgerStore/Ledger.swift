@@ -77,11 +77,16 @@ public final class Ledger: Sendable {
         checkpointer?.waitUntilIdle()
     }
 
-    /// After a write transaction committed on `writer`: restarts the log if it is due, and asks
-    /// for a checkpoint when the log has grown enough since the last one.
-    func didWrite(_ writer: Database) {
-        checkpointer?.restartIfDue(writer)
-        checkpointer?.didCommit(logFrames: writer.logFrames)
+    /// Runs `body`, which writes and commits, with the writing connection; once it returned
+    /// (a failed write has nothing to fold into the file), restarts the log if that is due and
+    /// asks for a checkpoint when the log has grown enough since the last one.
+    func write<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
+        try withDatabase { writer in
+            let result = try body(writer)
+            checkpointer?.restartIfDue(writer)
+            checkpointer?.didCommit(logFrames: writer.logFrames)
+            return result
+        }
     }
 
     /// Runs `body` with the writing connection, holding its lock.
@@ -220,12 +225,12 @@ final class Checkpointer: Sendable {
     /// Restarts the log on the writer's own connection when a checkpoint found it large and
     /// fully copied; call between write transactions.
     func restartIfDue(_ writer: Database) {
-        guard
-            state.withLock({ state in
-                defer { state.restartDue = false }; return state.restartDue
-            })
-        else { return }
-        _ = try? writer.execute("PRAGMA wal_checkpoint(RESTART)")
+        let due = state.withLock { state in
+            let due = state.restartDue
+            state.restartDue = false
+            return due
+        }
+        if due { _ = try? writer.execute("PRAGMA wal_checkpoint(RESTART)") }
     }
 
     /// Returns once no checkpoint is running or queued.
