@@ -74,7 +74,7 @@ struct VerifyCommand: Command {
                 storeFailed = storeFailed || { if case .ledgerError = report.body { true } else { false } }()
                 switch format {
                 case .json, .csv: report.appendJSON(to: &output)
-                case .text: output.append(contentsOf: report.text.utf8)
+                case .text: report.appendText(to: &output)
                 }
                 tally.count(accepted: report.accepted)
             }

@@ -93,48 +93,71 @@ struct VerifyReport {
         }
     }
 
-    var text: String {
-        var words: [String]
+    /// Appends the report as one line of text to `bytes`, word by word in place (no string per
+    /// word): `verify` prints thousands of these a second.
+    func appendText(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: "line \(line):".utf8)
         let recording: RecordResult?
         switch body {
         case .rejected(let error):
-            return "line \(line): rejected \(error.code.rawValue) (\(error.appleStatus)): \(error.message)\n"
+            bytes.append(words: "rejected", error.code.rawValue, "(\(error.appleStatus)):", error.message)
+            bytes.append(UInt8(ascii: "\n"))
+            return
         case .ledgerError(let error):
-            return "line \(line): verified but not recorded: \(error.message)\n"
+            bytes.append(words: "verified but not recorded:", error.message)
+            bytes.append(UInt8(ascii: "\n"))
+            return
         case .verified(let payload, let result):
             recording = result
-            words = ["line \(line): ok", payload.kind.rawValue, payload.environment.rawValue]
+            bytes.append(words: "ok", payload.kind.rawValue, payload.environment.rawValue)
             switch payload {
             case .transaction(let transaction):
-                words.append("transaction \(transaction.transactionId ?? "-")")
-                if let product = transaction.payload.productId { words.append(product) }
+                bytes.append(words: "transaction", transaction.transactionId ?? "-")
+                if let product = transaction.payload.productId { bytes.append(words: product) }
             case .notification(let notification):
-                var type = notification.rawNotificationType
-                if let subtype = notification.payload.rawSubtype { type += "/\(subtype)" }
-                words += [type, notification.notificationUUID]
+                bytes.append(type: notification.rawNotificationType, subtype: notification.payload.rawSubtype)
+                bytes.append(words: notification.notificationUUID)
                 if let id = result?.transactionId ?? notification.transaction?.transactionId {
-                    words.append("transaction \(id)")
+                    bytes.append(words: "transaction", id)
                 }
             case .renewalInfo(let renewal):
-                words.append("original transaction \(renewal.payload.originalTransactionId ?? "-")")
+                bytes.append(words: "original transaction", renewal.payload.originalTransactionId ?? "-")
             case .appTransaction(let app):
-                words.append("app transaction \(app.payload.appTransactionId ?? "-")")
+                bytes.append(words: "app transaction", app.payload.appTransactionId ?? "-")
             }
         case .known(let known):
             recording = known.result
-            words = ["line \(line): ok", known.kind.rawValue, known.environment.rawValue]
+            bytes.append(words: "ok", known.kind.rawValue, known.environment.rawValue)
             if known.kind == .notification {
-                var type = known.notificationType ?? "-"
-                if let subtype = known.subtype { type += "/\(subtype)" }
-                words += [type, known.notificationUUID ?? "-"]
-                if let id = known.result.transactionId { words.append("transaction \(id)") }
+                bytes.append(type: known.notificationType ?? "-", subtype: known.subtype)
+                bytes.append(words: known.notificationUUID ?? "-")
+                if let id = known.result.transactionId { bytes.append(words: "transaction", id) }
             } else {
-                words.append("transaction \(known.result.transactionId ?? "-")")
-                if let product = known.productId { words.append(product) }
+                bytes.append(words: "transaction", known.result.transactionId ?? "-")
+                if let product = known.productId { bytes.append(words: product) }
             }
         }
-        words.append(recording?.outcome.rawValue ?? "verified")
-        if let state = recording?.state { words.append("(\(state.rawValue))") }
-        return words.joined(separator: " ") + "\n"
+        bytes.append(words: recording?.outcome.rawValue ?? "verified")
+        if let state = recording?.state { bytes.append(words: "(\(state.rawValue))") }
+        bytes.append(UInt8(ascii: "\n"))
+    }
+}
+
+extension [UInt8] {
+    /// Appends each word after a space.
+    fileprivate mutating func append(words: String...) {
+        for word in words {
+            append(UInt8(ascii: " "))
+            append(contentsOf: word.utf8)
+        }
+    }
+
+    /// Appends a notification's type after a space, and its subtype after a slash when it has one.
+    fileprivate mutating func append(type: String, subtype: String?) {
+        append(words: type)
+        if let subtype {
+            append(UInt8(ascii: "/"))
+            append(contentsOf: subtype.utf8)
+        }
     }
 }
