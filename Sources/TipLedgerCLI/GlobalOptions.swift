@@ -53,6 +53,7 @@ struct GlobalOptions {
             return value
         }
         databasePath = try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite"
+        guard !databasePath.isEmpty else { throw CLIError.usage("--db needs a file name") }
         bundleIds =
             (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }

@@ -77,12 +77,14 @@ final class Database: @unchecked Sendable {
             // journal_mode answers with the mode in effect; WAL persists in the file, so once a
             // ledger is set up nothing needs changing. Switching a new file takes an exclusive
             // lock, which SQLite reports as busy at once (without the busy handler) when another
-            // connection is opening it too: wait and look again.
+            // connection is opening it too: wait and try again. A file that cannot use WAL (a
+            // temporary database, a file system without shared memory) answers with its old mode.
             var mode = try queryText("PRAGMA journal_mode")
             var attempts = 0
             while mode != "wal" {
                 do {
                     mode = try queryText("PRAGMA journal_mode = WAL")
+                    break
                 } catch  where error.isTransient && attempts < 200 {
                     attempts += 1
                     usleep(10_000)

@@ -72,6 +72,7 @@ import TipLedgerTestSupport
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
+        FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
     ]
 
     @Test(arguments: usageErrors)
