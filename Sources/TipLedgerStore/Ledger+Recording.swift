@@ -34,15 +34,23 @@ extension Ledger {
         return try write { database in
             // Almost every batch records cleanly, so it runs without per-item savepoints; if an
             // item fails, the batch is rolled back and run again item by item, each in a
-            // savepoint, so the failure costs only that item.
-            if let results = try? database.writeTransaction({
-                try items.indices.map { index -> Result<RecordResult, StoreError> in
-                    var writer = RecordWriter(database: database, now: now)
-                    return .success(try writer.record(items[index], digest: tokenDigests?[index], finish: finish))
+            // savepoint, so the failure costs only that item. A failure of the transaction
+            // itself (busy past the timeout, disk full) is thrown as it is.
+            var itemFailed = false
+            do {
+                return try database.writeTransaction {
+                    try items.indices.map { index -> Result<RecordResult, StoreError> in
+                        var writer = RecordWriter(database: database, now: now)
+                        do {
+                            return .success(
+                                try writer.record(items[index], digest: tokenDigests?[index], finish: finish))
+                        } catch {
+                            itemFailed = true
+                            throw error
+                        }
+                    }
                 }
-            }) {
-                return results
-            }
+            } catch  where itemFailed {}
             return try database.writeTransaction {
                 items.indices.map { index in
                     do {

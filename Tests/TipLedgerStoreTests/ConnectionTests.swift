@@ -39,6 +39,41 @@ import TipLedgerTestSupport
         #expect(try store.ledger.integer("PRAGMA foreign_keys") == 1)
     }
 
+    /// A file SQLite cannot keep a write-ahead log for (here a temporary database) is refused
+    /// with an error at once; asking again for WAL would get the same answer forever.
+    @Test func aDatabaseThatCannotUseWALIsRefused() throws {
+        #expect {
+            _ = try Ledger.open(path: "")
+        } throws: { error in
+            "\(error)".contains("cannot use write-ahead logging")
+        }
+    }
+
+    /// A batch that cannot start because another connection holds the write lock fails as busy
+    /// after one busy timeout, not two: the busy error is not mistaken for a failed item.
+    @Test func aBusyLedgerFailsAfterOneTimeout() throws {
+        let store = try TestLedger()
+        let blocker = try Database(path: store.path)
+        try blocker.execute("BEGIN IMMEDIATE")
+        defer { try? blocker.execute("ROLLBACK") }
+        let timeout = Duration.seconds(2)
+        let ledger = try Ledger.open(path: store.path, busyTimeout: timeout)
+        let payload = try TestChains.verified(try TestChains.transaction())
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect {
+            _ = try ledger.record([payload], finish: true)
+        } throws: { error in
+            (error as? StoreError)?.isTransient == true
+        }
+        let waited = clock.now - started
+
+        // Waiting again for the same lock would take a second timeout.
+        #expect(waited >= timeout && waited < timeout * 1.75, "waited \(waited)")
+        #expect(try store.count("transactions") == 0)
+    }
+
     @Test func foreignKeysAreEnforced() throws {
         let store = try TestLedger()
 
