@@ -18,7 +18,8 @@ struct FinishCommand: Command {
         """
 
     let transactionIds: [String]
-    let environment: AppStoreEnvironment?
+    /// The environments whose transactions are matched.
+    let environments: Set<AppStoreEnvironment>
     let format: GlobalOptions.Format
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
@@ -29,14 +30,13 @@ struct FinishCommand: Command {
         guard transactionIds.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
             throw CLIError.usage("a transaction id is 1 to 64 characters", command: Self.name)
         }
-        environment =
-            globals.environmentsWereGiven && globals.environments.count == 1 ? globals.environments.first : nil
+        environments = globals.environmentsWereGiven ? globals.environments : Set(AppStoreEnvironment.allCases)
         format = try globals.format(allowing: [.text, .json], command: Self.name)
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
-        let outcomes = try ledger.finish(transactionIds, environment: environment)
+        let outcomes = try ledger.finish(transactionIds, environments: environments)
         for (id, outcome) in outcomes {
             switch format {
             case .json, .csv:

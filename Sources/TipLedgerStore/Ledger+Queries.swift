@@ -62,24 +62,31 @@ extension Ledger {
         }
     }
 
-    /// Finishes each transaction id (in `environment`, or in any environment when nil).
-    public func finish(_ transactionIds: [String], environment: AppStoreEnvironment?) throws -> [(
-        String, FinishOutcome
-    )] {
+    /// Finishes each transaction id found in any of `environments` (every environment unless
+    /// given), looking each up by its key.
+    public func finish(
+        _ transactionIds: [String], environments: Set<AppStoreEnvironment> = Set(AppStoreEnvironment.allCases)
+    ) throws -> [(String, FinishOutcome)] {
         let now = clock.now().wholeMilliseconds
+        let environments = environments.sorted()
         return try write { database in
             try database.writeTransaction {
                 try transactionIds.map { id in
-                    let environments = try database.query(
-                        "SELECT environment, finished_ms IS NOT NULL FROM transactions WHERE transaction_id = ?", [id]
-                    ) { row in (AppStoreEnvironment(rawValue: row.text(0) ?? ""), row.int64(1) == 1) }
-                    .filter { environment == nil || $0.0 == environment }
-                    guard !environments.isEmpty else { return (id, .notFound) }
+                    var found = false
                     var finishedAny = false
-                    for case (let found?, false) in environments {
-                        let writer = RecordWriter(database: database, now: now)
-                        finishedAny = try writer.finishTransaction(found, id, source: "finish") || finishedAny
+                    for environment in environments {
+                        guard
+                            let finished = try database.queryOne(
+                                "SELECT finished_ms IS NOT NULL FROM transactions WHERE environment = ? AND transaction_id = ?",
+                                environment.rawValue, id, row: { $0.int64(0) == 1 })
+                        else { continue }
+                        found = true
+                        if !finished {
+                            let writer = RecordWriter(database: database, now: now)
+                            finishedAny = try writer.finishTransaction(environment, id, source: "finish") || finishedAny
+                        }
                     }
+                    guard found else { return (id, .notFound) }
                     return (id, finishedAny ? .finished : .alreadyFinished)
                 }
             }

@@ -236,6 +236,11 @@ import Testing
             #expect(listed.map { $0["transactionId"] as? String } == oldestFirst)
             #expect(listed.allSatisfy { $0["state"] as? String == "pending" && $0["finished"] as? Bool == false })
 
+            // Only the environments named are searched, however many there are.
+            let elsewhere = try await tipledger(
+                ["finish", "--db", "l.sqlite", "--environment", "Production,Xcode", ids[0]])
+            #expect(elsewhere.exited(1) && elsewhere.outLines == ["\(ids[0]): not found"], "\(elsewhere.summary)")
+
             let finishing = try await tipledger(["finish", ids[0], ids[1]] + ledger)
             #expect(finishing.exited(0), "\(finishing.summary)")
             #expect(finishing.outLines == ["\(ids[0]): finished", "\(ids[1]): finished"])

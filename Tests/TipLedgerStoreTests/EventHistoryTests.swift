@@ -122,7 +122,7 @@ import TipLedgerTestSupport
         let store = try TestLedger(now: reference + 5 * hour)
         let purchase = try TestChains.transaction()
         try store.record(purchase, finish: false)
-        _ = try store.ledger.finish(["2000000000000001"], environment: nil)
+        _ = try store.ledger.finish(["2000000000000001"])
         try store.record(
             try TestChains.notification(
                 type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))

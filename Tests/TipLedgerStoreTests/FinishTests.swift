@@ -31,7 +31,7 @@ import TipLedgerTestSupport
         #expect(pending.map(\.state) == [.pending])
         #expect(pending.map(\.finished) == [false])
 
-        let outcomes = try store.ledger.finish([id], environment: nil)
+        let outcomes = try store.ledger.finish([id])
 
         #expect(outcomes.map(\.0) == [id])
         #expect(outcomes.map(\.1) == [.finished])
@@ -44,7 +44,7 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id), finish: false)
 
-        let outcomes = try store.ledger.finish([id, id, "2999999999999999"], environment: .sandbox)
+        let outcomes = try store.ledger.finish([id, id, "2999999999999999"], environments: [.sandbox])
 
         #expect(outcomes.map(\.1) == [.finished, .alreadyFinished, .notFound])
         #expect(try store.eventKinds(of: id) == ["recorded", "finished"])
@@ -54,7 +54,7 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id), finish: true)
 
-        #expect(try store.ledger.finish([id], environment: nil).map(\.1) == [.alreadyFinished])
+        #expect(try store.ledger.finish([id]).map(\.1) == [.alreadyFinished])
     }
 
     @Test func submittingAPendingTransactionAgainWithFinishFinishesIt() throws {
@@ -72,12 +72,21 @@ import TipLedgerTestSupport
         try store.record(try TestChains.transaction(id: id, environment: "Sandbox"), finish: false)
         try store.record(try TestChains.transaction(id: id, environment: "Production"), finish: false)
 
-        #expect(try store.ledger.finish([id], environment: .production).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id], environments: [.production]).map(\.1) == [.finished])
 
         #expect(try store.transaction(id, environment: "Production")?.state == "finished")
         #expect(try store.transaction(id, environment: "Sandbox")?.state == "pending")
-        #expect(try store.ledger.finish([id], environment: nil).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id]).map(\.1) == [.finished])
         #expect(try store.ledger.pending().isEmpty)
+    }
+
+    @Test func finishingSearchesOnlyTheEnvironmentsGiven() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction(id: id, environment: "Production"), finish: false)
+
+        #expect(try store.ledger.finish([id], environments: [.sandbox, .xcode]).map(\.1) == [.notFound])
+        #expect(try store.transaction(id, environment: "Production")?.state == "pending")
+        #expect(try store.ledger.finish([id], environments: [.sandbox, .production]).map(\.1) == [.finished])
     }
 
     @Test func refundedWinsOverFinishedWhileFinishedStaysTrue() throws {
@@ -108,7 +117,7 @@ import TipLedgerTestSupport
                 type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
 
         #expect(try store.ledger.pending().isEmpty)
-        #expect(try store.ledger.finish([id], environment: nil).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id]).map(\.1) == [.finished])
         let row = try #require(try store.transaction(id))
         #expect(row.state == "refunded")
         #expect(row.finishedMilliseconds != nil)
