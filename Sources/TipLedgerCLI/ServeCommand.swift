@@ -38,15 +38,13 @@ struct ServeCommand: Command {
 
         """
 
-    let listen: ListenAddress
+    let configuration: HTTPServerConfiguration
     let tokenFile: String?
     let finish: Bool
-    let threads: Int?
-    let connectionLimit: Int?
-    let timeout: Int?
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         let listenText = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
+        let listen: ListenAddress
         do {
             listen = try ListenAddress(parsing: listenText)
         } catch {
@@ -56,9 +54,19 @@ struct ServeCommand: Command {
         }
         tokenFile = try scanner.value("--api-token-file")
         finish = !scanner.flag("--no-finish")
-        threads = try scanner.integer("--threads", in: 1...256)
-        connectionLimit = try scanner.integer("--connection-limit", in: 1...10_000)
-        timeout = try scanner.integer("--timeout", in: 1...3600)
+        var configuration = HTTPServerConfiguration(listenAddress: listen)
+        if let threads = try scanner.integer("--threads", in: 1...256) { configuration.workerThreads = threads }
+        if let limit = try scanner.integer("--connection-limit", in: 1...4096) { configuration.connectionLimit = limit }
+        if let timeout = try scanner.integer("--timeout", in: 1...3600) {
+            configuration.connectionTimeoutSeconds = timeout
+        }
+        // Checked before anything opens: --threads may exceed the connection limit.
+        do {
+            try configuration.validate()
+        } catch {
+            throw CLIError.usage("\(error)", command: Self.name)
+        }
+        self.configuration = configuration
     }
 
     /// The bearer token: from `--api-token-file`, else `TIPLEDGER_API_TOKEN`; at least 16 characters.
@@ -102,11 +110,8 @@ struct ServeCommand: Command {
             verifier: verifier, ledger: ledger, apiToken: try apiToken(context),
             catalog: try context.globals.loadCatalog(), finishesTransactions: finish, clock: context.clock,
             log: { terminal.errorLine("error: \($0)") })
-        var configuration = HTTPServerConfiguration(listenAddress: listen)
-        if let threads { configuration.workerThreads = threads }
-        if let connectionLimit { configuration.connectionLimit = connectionLimit }
-        if let timeout { configuration.connectionTimeoutSeconds = timeout }
         let clock = context.clock
+        let listen = configuration.listenAddress
         let server: HTTPServer
         do {
             server = try HTTPServer(

@@ -39,8 +39,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         min(64, max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
     }
 
-    /// Throws when a limit is out of range.
-    func validate() throws(HTTPServerError) {
+    /// Throws `invalidConfiguration` when a limit is out of range.
+    public func validate() throws(HTTPServerError) {
         guard (1...256).contains(workerThreads) else {
             throw .invalidConfiguration("worker threads \(workerThreads) is not in 1…256")
         }

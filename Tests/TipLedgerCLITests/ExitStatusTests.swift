@@ -73,6 +73,13 @@ import TipLedgerTestSupport
         FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
         FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
+        FailingCase(
+            name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
+            message: "--connection-limit must be a whole number from 1 to 4096, not '5000'"),
+        FailingCase(
+            name: "serve with fewer connections than threads",
+            arguments: ["serve", "--threads", "8", "--connection-limit", "4"],
+            message: "connection limit 4 is not in 8…4096"),
     ]
 
     @Test(arguments: usageErrors)
