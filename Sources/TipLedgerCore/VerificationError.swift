@@ -4,12 +4,34 @@
 /// Apple's App Store Server Library uses for the same failure.
 public struct VerificationError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
-    /// What exactly was wrong; never contains the token itself.
+    /// What exactly was wrong; never contains the token itself, nor a control character.
     public let message: String
 
     public init(_ code: Code, _ message: String) {
         self.code = code
-        self.message = message
+        self.message = Self.printable(message)
+    }
+
+    /// `text` with control characters and bidirectional overrides written as `\u{1B}`: a
+    /// message may quote a value from a header no signature has vouched for yet, and printed
+    /// as it came, that value could drive the reader's terminal or reorder what it shows.
+    static func printable(_ text: String) -> String {
+        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.value {
+            case 0..<0x20, 0x7f...0x9f, 0x202a...0x202e, 0x2066...0x2069: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// Apple's `VerificationStatus` / `VerificationError` name for this failure.

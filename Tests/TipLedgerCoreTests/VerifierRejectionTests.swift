@@ -462,6 +462,19 @@ extension RejectionScenario {
         }
     }
 
+    /// A value quoted from an unverified header cannot put escape sequences on a terminal.
+    @Test func aQuotedHeaderValueHasItsControlCharactersEscaped() throws {
+        let token = try signed(header: TestJWS.header(alg: #"\u001b]0;owned\u0007\u202e"#, x5c: x5c))
+
+        guard case .failure(let error) = try TestChains.verifier().verify(token) else {
+            Issue.record("verified")
+            return
+        }
+
+        #expect(error.code == .unsupportedAlgorithm)
+        #expect(error.message == #"alg must be ES256, found "\u{1B}]0;owned\u{7}\u{202E}""#)
+    }
+
     @Test func codesAndAppleStatusesAreTheSpecTable() {
         let table: [VerificationError.Code: (String, String)] = [
             .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
