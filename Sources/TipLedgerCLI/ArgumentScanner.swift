@@ -99,14 +99,14 @@ struct ArgumentScanner {
     }
 
     /// Fails when an argument is left over.
-    mutating func finish(command: String) throws {
+    mutating func finish(command: String?) throws {
         try checkNoOptionsLeft(command: command)
         if let extra = (arguments + literal).first {
             throw CLIError.usage("unexpected argument '\(extra)'", command: command)
         }
     }
 
-    private func checkNoOptionsLeft(command: String) throws {
+    private func checkNoOptionsLeft(command: String?) throws {
         if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
             throw CLIError.usage("unknown option '\(unknown)'", command: command)
         }

@@ -70,6 +70,10 @@ public enum CLI {
                 terminal.write(generalUsage)
                 return .success
             }
+            // What is left may say why no command was found: an option without its value, or
+            // one mistyped.
+            _ = try GlobalOptions(scanner: &scanner, environment: environment)
+            try scanner.finish(command: nil)
             throw CLIError(.usage, "no command given", hint: "run 'tipledger --help' for the list of commands")
         }
         guard let commandType = command(named: name) else { throw unknownCommand(name) }

@@ -23,6 +23,9 @@ import TipLedgerTestSupport
         FailingCase(name: "no command", arguments: [], message: "no command given"),
         FailingCase(name: "unknown command", arguments: ["frobnicate"], message: "unknown command 'frobnicate'"),
         FailingCase(
+            name: "a mistyped option and no command", arguments: ["--bogus"], message: "unknown option '--bogus'"),
+        FailingCase(name: "a global option without its value", arguments: ["--db"], message: "--db needs a value"),
+        FailingCase(
             name: "unknown option", arguments: ["verify", "--frobnicate"] + sandbox,
             message: "unknown option '--frobnicate'"),
         FailingCase(
