@@ -106,12 +106,13 @@ struct ReverifyCommand: Command {
                 }
                 context.terminal.line(writer.text)
             case .text:
-                let what =
-                    failure.transactionId.map { "transaction \($0)" } ?? failure.notificationUUID.map {
-                        "notification \($0)"
-                    } ?? "evidence \(failure.evidenceId)"
+                // A notification by its UUID; a transaction (also one a notification carried) by its id.
+                var subject = failure.transactionId ?? "(evidence \(failure.evidenceId))"
+                if failure.kind == "notification", let uuid = failure.notificationUUID {
+                    subject = uuid + (failure.transactionId.map { " about transaction \($0)" } ?? "")
+                }
                 context.terminal.line(
-                    "\(failure.kind) \(what): \(failure.error.code.rawValue): \(failure.error.message)")
+                    "\(failure.kind) \(subject): \(failure.error.code.rawValue): \(failure.error.message)")
             }
         }
         if format == .text {

@@ -178,7 +178,8 @@ import TipLedgerTestSupport
             #expect(failing.exited(1), "\(failing.summary)")
             #expect(failing.err.isEmpty)
             #expect(failing.outLines.last == "1 stored payloads checked, 1 failed")
-            #expect(failing.outLines.first?.contains("wrong_bundle_id") == true)
+            let id = try SignedTip(tip.outLines[0]).transactionId
+            #expect(failing.outLines.first?.hasPrefix("transaction \(id): wrong_bundle_id: ") == true)
         }
     }
 
