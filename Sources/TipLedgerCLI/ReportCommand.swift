@@ -20,7 +20,8 @@ struct ReportCommand: Command {
           --until DATE        purchases before DATE; a plain date includes that whole day
           --commission RATE   also show estimated proceeds after Apple's commission,
                               e.g. 0.15 or 15% (an estimate: taxes and rounding differ)
-          --environment LIST  only these environments (default: all in the ledger)
+          --environment LIST  only these environments (default: TIPLEDGER_ENVIRONMENT's when
+                              it is set, else all in the ledger)
           --format FORMAT     text, json or csv
 
         """
