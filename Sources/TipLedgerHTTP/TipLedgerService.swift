@@ -61,52 +61,70 @@ public final class TipLedgerService: Sendable {
             route: Self.routeName(entry.path), status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6)
     }
 
-    /// The metrics label of a path: one of a fixed set, whatever the path.
-    static func routeName(_ path: String) -> String {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        switch parts {
-        case ["v1", "notifications"]: return "notifications"
-        case ["v1", "transactions"]: return "transactions"
-        case let parts
-        where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
-            return "accounts"
-        case ["v1", "report"]: return "report"
-        case ["healthz"]: return "healthz"
-        case ["metrics"]: return "metrics"
-        default: return "unknown"
+    /// The resources served, parsed from a request's path.
+    enum Route {
+        case notifications, transactions, report, healthz, metrics, unknown
+        /// `/v1/accounts/{account}/transactions`.
+        case accounts(String)
+
+        init(path: String) {
+            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+            switch parts {
+            case ["v1", "notifications"]: self = .notifications
+            case ["v1", "transactions"]: self = .transactions
+            case let parts
+            where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
+                self = .accounts(parts[2])
+            case ["v1", "report"]: self = .report
+            case ["healthz"]: self = .healthz
+            case ["metrics"]: self = .metrics
+            default: self = .unknown
+            }
+        }
+
+        /// The metrics label: one of a fixed set, whatever the path.
+        var name: String {
+            switch self {
+            case .notifications: "notifications"
+            case .transactions: "transactions"
+            case .accounts: "accounts"
+            case .report: "report"
+            case .healthz: "healthz"
+            case .metrics: "metrics"
+            case .unknown: "unknown"
+            }
         }
     }
 
-    /// The route name (a fixed set, used as the metrics label) and the response.
+    /// The metrics label of a path.
+    static func routeName(_ path: String) -> String { Route(path: path).name }
+
+    /// The route name (the metrics label) and the response.
     private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let route = Route(path: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
-        switch Array(segments) {
-        case ["v1", "notifications"]:
-            return ("notifications", method == "POST" ? notification(request) : Self.methodNotAllowed("POST"))
-        case ["v1", "transactions"]:
-            return ("transactions", method == "POST" ? transaction(request) : Self.methodNotAllowed("POST"))
-        case let parts
-        where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
-            return (
-                "accounts",
+        let response: HTTPResponse
+        switch route {
+        case .notifications:
+            response = method == "POST" ? notification(request) : Self.methodNotAllowed("POST")
+        case .transactions:
+            response = method == "POST" ? transaction(request) : Self.methodNotAllowed("POST")
+        case .accounts(let account):
+            response =
                 method == "GET"
-                    ? authorized(request) { restore(request, account: String(parts[2])) }
-                    : Self.methodNotAllowed("GET")
-            )
-        case ["v1", "report"]:
-            return ("report", method == "GET" ? authorized(request) { report(request) } : Self.methodNotAllowed("GET"))
-        case ["healthz"]:
-            return ("healthz", method == "GET" ? health() : Self.methodNotAllowed("GET"))
-        case ["metrics"]:
-            return (
-                "metrics",
+                ? authorized(request) { restore(request, account: account) } : Self.methodNotAllowed("GET")
+        case .report:
+            response = method == "GET" ? authorized(request) { report(request) } : Self.methodNotAllowed("GET")
+        case .healthz:
+            response = method == "GET" ? health() : Self.methodNotAllowed("GET")
+        case .metrics:
+            response =
                 method == "GET"
-                    ? .text(metrics.render(), contentType: "text/plain; version=0.0.4") : Self.methodNotAllowed("GET")
-            )
-        default:
-            return ("unknown", .error(status: 404, code: "not_found", message: "no such resource"))
+                ? .text(metrics.render(), contentType: "text/plain; version=0.0.4") : Self.methodNotAllowed("GET")
+        case .unknown:
+            response = .error(status: 404, code: "not_found", message: "no such resource")
         }
+        return (route.name, response)
     }
 
     private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
