@@ -7,7 +7,7 @@ struct TestkitCommand: Command {
     static let name = "testkit"
     static let summary = "mint a test signing chain and sign test transactions and notifications"
     static let usage = """
-        Usage: tipledger testkit init --out DIR [--not-before DATE] [--days N] [--leaf-days N]
+        Usage: tipledger testkit init --out DIR [--force] [--not-before DATE] [--days N] [--leaf-days N]
                tipledger testkit transaction --keys DIR [options]
                tipledger testkit notification --keys DIR --type TYPE [options]
 
@@ -17,7 +17,10 @@ struct TestkitCommand: Command {
 
         init: mints an EC P-256 root, an intermediate (marker OID 1.2.840.113635.100.6.2.1) and
         a leaf (1.2.840.113635.100.6.11.1) into DIR: NAME.cer, NAME.pem and NAME.key (mode 0600).
-          --out DIR             where to write (created when missing)
+          --out DIR             where to write (created when missing); refused when DIR already
+                                holds any of these files, unless --force
+          --force               replace the chain in DIR: every token signed with the old one
+                                is then untrusted (untrusted_chain)
           --not-before DATE     start of validity (default: a year ago)
           --days N              validity of root and intermediate in days (default 3650)
           --leaf-days N         validity of the leaf in days (default 730: a year from now)

@@ -12,18 +12,28 @@ struct TestkitInitCommand: Command {
     let notBefore: Int64?
     let days: Int
     let leafDays: Int
+    /// Replace a chain already in `directory`.
+    let force: Bool
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         guard let directory = try scanner.value("--out") else {
             throw CLIError.usage("testkit init needs --out DIR", command: TestkitCommand.name)
         }
         self.directory = directory
+        force = scanner.flag("--force")
         notBefore = try TestkitCommand.date(scanner.value("--not-before"), option: "--not-before")
         days = try scanner.integer("--days", in: 1...36_500) ?? 3650
         leafDays = try scanner.integer("--leaf-days", in: 1...36_500) ?? 730
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
+        let existing = TestkitKeys.files.filter { FileInput.exists("\(directory)/\($0)") }
+        if !existing.isEmpty && !force {
+            throw CLIError(
+                .usage, "\(directory) already holds \(existing.joined(separator: ", "))",
+                hint: "choose another --out, or pass --force to replace the chain, which makes every token"
+                    + " signed with the old one untrusted")
+        }
         let start = (notBefore ?? (context.clock.now().wholeMilliseconds - 365 * 86_400_000)) / 1000
         var options = TestPKI.Options(validFrom: start, validUntil: start + Int64(days) * 86_400)
         options.leafNotAfter = start + Int64(min(leafDays, days)) * 86_400

@@ -7,6 +7,9 @@ internal import TipLedgerCrypto
 enum TestkitKeys {
     static let names = ["root", "intermediate", "leaf"]
 
+    /// The names of the files `write` creates in its directory.
+    static let files = names.flatMap { ["\($0).cer", "\($0).pem", "\($0).key"] }
+
     /// Writes `pki` to `directory`: `NAME.cer` (DER), `NAME.pem` and `NAME.key` (PKCS#8 PEM,
     /// mode 0600) for root, intermediate and leaf.
     static func write(_ pki: TestPKI, to directory: String) throws {

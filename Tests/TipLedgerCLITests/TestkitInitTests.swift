@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Testing
+
+/// `testkit init` into a directory that already holds a chain: refused unless `--force`, since
+/// every token signed with the old chain stops verifying.
+@Suite struct TestkitInitTests {
+    static let files = ["root", "intermediate", "leaf"].flatMap { ["\($0).cer", "\($0).pem", "\($0).key"] }
+
+    static func contents(of directory: TemporaryDirectory) throws -> [String: Data] {
+        var contents: [String: Data] = [:]
+        for file in files { contents[file] = try directory.read("keys/\(file)") }
+        return contents
+    }
+
+    @Test func aSecondInitIsRefusedAndChangesNothing() async throws {
+        try await TemporaryDirectory.with { directory in
+            let first = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
+            try #require(first.exited(0), "\(first.summary)")
+            let before = try Self.contents(of: directory)
+
+            let second = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
+            #expect(second.exited(64), "\(second.summary)")
+            ExitStatusTests.expectErrorLines(
+                second, containing: "keys already holds \(Self.files.joined(separator: ", "))", hint: true)
+            #expect(second.errLines.last?.contains("--force") == true, "\(second.err)")
+            #expect(try Self.contents(of: directory) == before)
+        }
+    }
+
+    @Test func oneExistingFileIsEnoughToRefuseAndNothingElseIsWritten() async throws {
+        try await TemporaryDirectory.with { directory in
+            try FileManager.default.createDirectory(atPath: directory.file("keys"), withIntermediateDirectories: true)
+            try directory.write("keep me", to: "keys/leaf.key")
+            let result = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
+            #expect(result.exited(64), "\(result.summary)")
+            ExitStatusTests.expectErrorLines(result, containing: "keys already holds leaf.key", hint: true)
+            #expect(try directory.read("keys/leaf.key") == Data("keep me".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("keys")) == ["leaf.key"])
+        }
+    }
+
+    @Test func forceReplacesTheChain() async throws {
+        try await TemporaryDirectory.with { directory in
+            let first = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
+            try #require(first.exited(0), "\(first.summary)")
+            let before = try Self.contents(of: directory)
+
+            let forced = try await TipLedgerBinary.run(
+                ["testkit", "init", "--out", "keys", "--force"], in: directory.path)
+            #expect(forced.exited(0), "\(forced.summary)")
+            #expect(forced.err.isEmpty)
+            let after = try Self.contents(of: directory)
+            for file in Self.files { #expect(after[file] != before[file], "\(file) was not replaced") }
+            let mode = try FileManager.default.attributesOfItem(atPath: directory.file("keys/leaf.key"))[
+                .posixPermissions]
+            #expect((mode as? NSNumber)?.intValue == 0o600)
+        }
+    }
+}
