@@ -23,13 +23,13 @@ public struct UnverifiedJWS: Sendable {
     let signingInputCount: Int
 
     /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
-    ///
-    /// `headers`, when given, remembers decoded headers: every token from one signing chain has
-    /// the same ~4 KB header (its `x5c`), so decoding it once saves most of the parsing work.
     public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
         try parse(text, headers: nil)
     }
 
+    /// `parse(_:)`; `headers`, when given, remembers decoded headers: every token from one
+    /// signing chain has the same ~4 KB header (its `x5c`), so decoding it once saves most of
+    /// the parsing work.
     static func parse(_ text: String, headers: HeaderCache?) throws(VerificationError) -> UnverifiedJWS {
         let token = trimmed(text)
         let parsed = token.utf8.withContiguousStorageIfAvailable { bytes in
