@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import FoundationEssentials
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// Reading whole small files (certificates, catalogs, tokens) with a size bound.
 enum FileInput {
     /// The bytes of `path`, or a CLI error (status 74) when it cannot be read or is over `limit`.
@@ -10,12 +14,22 @@ enum FileInput {
             throw CLIError(.ioError, "\(path) is \(size) bytes; at most \(limit) are read")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CLIError(.ioError, "cannot read \(path)")
+            throw CLIError(.ioError, "cannot read \(path): \(reason(path))")
         }
         guard data.count <= limit else {
             throw CLIError(.ioError, "\(path) is \(data.count) bytes; at most \(limit) are read")
         }
         return [UInt8](data)
+    }
+
+    /// Why `path` cannot be read, in the system's words ("No such file or directory").
+    static func reason(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
+        return "reading it failed"
     }
 
     /// Whether something exists at `path`.

@@ -118,7 +118,8 @@ struct GlobalOptions {
             do {
                 names = try FileManager.default.contentsOfDirectory(atPath: keysDirectory).sorted()
             } catch {
-                throw CLIError(.ioError, "cannot read the keys directory \(keysDirectory)")
+                throw CLIError(
+                    .ioError, "cannot read the keys directory \(keysDirectory): \(FileInput.reason(keysDirectory))")
             }
             let certificateFiles = names.filter {
                 [".cer", ".der", ".pem", ".crt"].contains(where: $0.lowercased().hasSuffix)

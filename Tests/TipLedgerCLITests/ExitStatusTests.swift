@@ -256,15 +256,15 @@ import TipLedgerTestSupport
         }
     }
 
-    @Test(arguments: ["missing.pem", "folder.pem"])
-    func unreadableRootFileExitsWith74(_ name: String) async throws {
+    @Test(arguments: [("missing.pem", "No such file or directory"), ("folder.pem", "it is a directory")])
+    func unreadableRootFileExitsWith74(_ name: String, reason: String) async throws {
         try await TemporaryDirectory.with { directory in
             try FileManager.default.createDirectory(
                 atPath: directory.file("folder.pem"), withIntermediateDirectories: true)
             let result = try await TipLedgerBinary.run(
                 ["verify", "--dry-run", "--root", name] + Self.sandbox, input: .text("x\n"), in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
-            Self.expectErrorLines(result, containing: "cannot read \(name)", hint: false)
+            Self.expectErrorLines(result, containing: "cannot read \(name): \(reason)", hint: false)
         }
     }
 
