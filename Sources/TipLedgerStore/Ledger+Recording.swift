@@ -216,7 +216,7 @@ struct RecordWriter {
         }
         let current = try nestedId.flatMap { try amounts(notification.environment.rawValue, $0) }
         return RecordResult(
-            outcome: changed ? .applied : .acknowledged, transactionId: nestedId, state: current?.state,
+            outcome: changed ? .applied : .recorded, transactionId: nestedId, state: current?.state,
             finished: current?.finished)
     }
 

@@ -14,7 +14,8 @@ public enum TransactionState: String, Sendable, CaseIterable {
 /// What recording one verified payload did.
 public struct RecordResult: Sendable, Equatable {
     public enum Outcome: String, Sendable {
-        /// A new transaction was recorded.
+        /// A new transaction was recorded; or a notification was, without changing any
+        /// transaction (TEST, REFUND_DECLINED, unknown types, ...).
         case recorded
         /// A known transaction took newer signed information (a later signedDate).
         case updated
@@ -22,8 +23,6 @@ public struct RecordResult: Sendable, Equatable {
         case duplicate
         /// A notification changed the ledger.
         case applied
-        /// A notification was recorded and acknowledged without changing any transaction.
-        case acknowledged
         /// A verified payload of a kind the ledger does not keep (renewal info, app transaction).
         case notRecorded = "not_recorded"
     }

@@ -60,7 +60,7 @@ import TipLedgerTestSupport
 
         #expect(response.status == 200)
         let body = try jsonObject(response)
-        #expect(body["outcome"] as? String == "acknowledged")
+        #expect(body["outcome"] as? String == "recorded")
         #expect(body["notificationType"] as? String == type)
         #expect(try harness.count("notifications") == 1)
         #expect(try harness.count("transactions") == 0)

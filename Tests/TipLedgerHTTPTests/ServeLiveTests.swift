@@ -66,7 +66,7 @@ import TipLedgerTestSupport
         #expect(try jsonObject(wrapped.body)["outcome"] as? String == "recorded")
         #expect(try jsonObject(applied.body)["outcome"] as? String == "applied")
         #expect(try jsonObject(again.body)["outcome"] as? String == "duplicate")
-        #expect(try jsonObject(acknowledged.body)["outcome"] as? String == "acknowledged")
+        #expect(try jsonObject(acknowledged.body)["outcome"] as? String == "recorded")
         let statuses = [recorded, duplicate, wrapped, applied, again, acknowledged].map(\.status)
         #expect(statuses == [200, 200, 200, 200, 200, 200])
         #expect(badNotification.status == 400)

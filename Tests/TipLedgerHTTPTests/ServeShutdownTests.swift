@@ -117,7 +117,7 @@ extension ServeLiveTests {
         #expect(service.child.errors.lines.last == "stopped")
         #expect(slowResponse.status == 200)
         #expect(slowResponse.headers["Connection"]?.lowercased() == "close")
-        #expect(try jsonObject(slowResponse.body)["outcome"] as? String == "acknowledged")
+        #expect(try jsonObject(slowResponse.body)["outcome"] as? String == "recorded")
         #expect(throws: LoopbackError.connectFailed(ECONNREFUSED)) { _ = try service.connect() }
         #expect(try service.healthStatus() == 1)
         // The ledger was closed: its last connection checkpointed and removed the write-ahead log.

@@ -103,7 +103,7 @@ import TipLedgerTestSupport
             try TestChains.notification(
                 type: type, subtype: subtype, uuid: uuid, signedDate: reference + hour, around: purchase))
 
-        #expect(result == RecordResult(outcome: .acknowledged, transactionId: id, state: .finished, finished: true))
+        #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(
             try store.ledger.texts(
                 "SELECT notification_type || '/' || coalesce(subtype, '') FROM notifications WHERE notification_uuid = ?",
@@ -123,7 +123,7 @@ import TipLedgerTestSupport
             try TestChains.notification(
                 type: "DID_RENEW", uuid: TestChains.uuid(1), signedDate: reference + hour, around: renewal))
 
-        #expect(result.outcome == .acknowledged)
+        #expect(result.outcome == .recorded)
         #expect(try store.count("transactions") == 0)
         #expect(try store.count("notifications") == 1)
     }
@@ -134,7 +134,7 @@ import TipLedgerTestSupport
 
         let result = try store.record(try TestChains.notification(type: "TEST", uuid: uuid))
 
-        #expect(result == RecordResult(outcome: .acknowledged, transactionId: nil, state: nil, finished: nil))
+        #expect(result == RecordResult(outcome: .recorded, transactionId: nil, state: nil, finished: nil))
         #expect(
             try store.ledger.texts(
                 "SELECT notification_type || ' ' || effect FROM notifications WHERE notification_uuid = ?", [uuid])
@@ -167,7 +167,7 @@ import TipLedgerTestSupport
             try TestChains.notification(
                 type: "ONE_TIME_CHARGE", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
 
-        #expect(result == RecordResult(outcome: .acknowledged, transactionId: id, state: .finished, finished: true))
+        #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(try store.count("transactions") == 1)
         #expect(try store.transaction(id)?.net == 990)
     }

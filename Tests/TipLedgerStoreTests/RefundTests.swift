@@ -72,7 +72,7 @@ import TipLedgerTestSupport
             type: "REFUND", uuid: TestChains.uuid(3), signedDate: reference + 2 * hour, around: purchase)
         let result = try store.record(olderRefund)
 
-        #expect(result == RecordResult(outcome: .acknowledged, transactionId: id, state: .finished, finished: true))
+        #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(try store.transaction(id)?.net == 990)
         #expect(try store.transaction(id)?.signedDate == reference + 3 * hour)
         #expect(
@@ -230,7 +230,7 @@ import TipLedgerTestSupport
             try TestChains.notification(
                 type: "REFUND_DECLINED", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
 
-        #expect(result == RecordResult(outcome: .acknowledged, transactionId: id, state: .finished, finished: true))
+        #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(try store.transaction(id)?.net == 990)
         #expect(try store.eventKinds(of: id) == ["recorded", "finished", "refund_declined"])
     }
