@@ -52,7 +52,37 @@ final class Database: @unchecked Sendable {
         } catch {
             // Every property is set, so `deinit` runs and closes the connection: closing it
             // here as well had `deinit` write into the freed connection.
-            throw error
+            throw explained(error)
+        }
+    }
+
+    /// `error`, met while opening the connection, said in plain words when the file is not a
+    /// database or cannot be written; any other error as it is.
+    private func explained(_ error: StoreError) -> StoreError {
+        switch error.code & 0xff {
+        case SQLITE_NOTADB:
+            return StoreError(
+                code: error.code, message: "\(path) is not an SQLite database",
+                hint: "pass --db with the ledger's path")
+        case SQLITE_READONLY:
+            // READWRITE opens "for reading and writing if possible, or reading only if the file
+            // is write protected by the operating system" (https://sqlite.org/c3ref/open.html);
+            // the write-ahead log also needs its -wal and -shm files created beside the ledger.
+            let file = sqlite3_db_readonly(handle, "main") == 1
+            let directory = error.code == SQLITE_READONLY | 6 << 8  // SQLITE_READONLY_DIRECTORY, which does not import
+            let message =
+                switch (file, directory) {
+                case (true, true): "the ledger \(path) and its directory are read-only"
+                case (false, true): "the directory of the ledger \(path) is read-only"
+                case (true, false): "the ledger \(path) is read-only"
+                case (false, false): "the ledger \(path) or its -wal and -shm files are read-only"
+                }
+            return StoreError(
+                code: error.code, message: message,
+                hint: "make the ledger and its directory writable by this user "
+                    + "(SQLite creates the -wal and -shm files beside the ledger)")
+        default:
+            return error
         }
     }
 

@@ -256,6 +256,99 @@ import TipLedgerTestSupport
         }
     }
 
+    @Test(arguments: [["report"], ["migrate"], ["verify"] + sandbox])
+    func aFileThatIsNotADatabaseExitsWith74NamingIt(_ arguments: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            let text = "shopping list, not a ledger\n"
+            try directory.write(text, to: "notes.txt")
+            let result = try await TipLedgerBinary.run(arguments + ["--db", "notes.txt"], in: directory.path)
+            #expect(result.exited(74), "\(arguments): \(result.summary)")
+            Self.expectErrorLines(
+                result, containing: "notes.txt is not an SQLite database (SQLite code 26)", hint: true)
+            #expect(result.errLines.last == "hint: pass --db with the ledger's path")
+            #expect(try directory.read("notes.txt") == Data(text.utf8), "the file is left as it was")
+            #expect(!directory.exists("notes.txt-wal") && !directory.exists("notes.txt-shm"))
+        }
+    }
+
+    /// A ledger the process may not write, with the modes of its directory and file.
+    struct ReadOnlyCase: Sendable, CustomTestStringConvertible {
+        let name: String
+        let directoryMode: Int
+        let fileMode: Int
+        /// An empty file (a ledger not set up yet) instead of a migrated ledger.
+        var empty = false
+        let message: String
+        var testDescription: String { name }
+    }
+
+    static let readOnlyCases: [ReadOnlyCase] = [
+        ReadOnlyCase(
+            name: "read-only directory", directoryMode: 0o555, fileMode: 0o644,
+            message: "the directory of the ledger ledger/l.sqlite is read-only (SQLite code 1544)"),
+        ReadOnlyCase(
+            name: "read-only ledger in a read-only directory", directoryMode: 0o555, fileMode: 0o444,
+            message: "the ledger ledger/l.sqlite and its directory are read-only (SQLite code 1544)"),
+        ReadOnlyCase(
+            name: "read-only empty ledger", directoryMode: 0o755, fileMode: 0o444, empty: true,
+            message: "the ledger ledger/l.sqlite is read-only (SQLite code 8)"),
+    ]
+
+    @Test(
+        .enabled(if: permissionsBind, "running as root without setpriv(1) to give up root's right to write anywhere"),
+        arguments: readOnlyCases)
+    func aLedgerThatCannotBeWrittenExitsWith74SayingWhich(_ readOnly: ReadOnlyCase) async throws {
+        try await TemporaryDirectory.with { directory in
+            let folder = directory.file("ledger")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            if readOnly.empty {
+                try directory.write("", to: "ledger/l.sqlite")
+            } else {
+                let migrate = try await TipLedgerBinary.run(["migrate", "--db", "ledger/l.sqlite"], in: directory.path)
+                try #require(migrate.exited(0), "\(migrate.summary)")
+            }
+            let before = try directory.read("ledger/l.sqlite")
+            let files = FileManager.default
+            try files.setAttributes([.posixPermissions: readOnly.fileMode], ofItemAtPath: folder + "/l.sqlite")
+            try files.setAttributes([.posixPermissions: readOnly.directoryMode], ofItemAtPath: folder)
+            defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+
+            let result = try await Self.runBoundByPermissions(
+                ["report", "--db", "ledger/l.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: readOnly.message, hint: true)
+            #expect(
+                result.errLines.last
+                    == "hint: make the ledger and its directory writable by this user "
+                    + "(SQLite creates the -wal and -shm files beside the ledger)")
+            #expect(try directory.read("ledger/l.sqlite") == before, "the ledger is left as it was")
+            #expect(try files.contentsOfDirectory(atPath: folder) == ["l.sqlite"])
+        }
+    }
+
+    /// setpriv(1), which runs a program without the capabilities that let root write anywhere.
+    static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Whether file permissions bind the binary as `runBoundByPermissions` runs it.
+    static let permissionsBind = geteuid() != 0 || setpriv != nil
+
+    /// Runs the binary so that file permissions bind it. Root writes anywhere through the
+    /// capabilities CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH; as root, the binary runs under
+    /// setpriv without them (and unable to regain them), still as root, so the owner's mode
+    /// bits apply to it as to any other user's own files. Root without setpriv runs it as it
+    /// is: a test that needs the permissions to bind is enabled only if `permissionsBind`.
+    static func runBoundByPermissions(_ arguments: [String], in directory: String) async throws -> ProcessOutput {
+        guard geteuid() == 0, let setpriv else { return try await TipLedgerBinary.run(arguments, in: directory) }
+        let capabilities = "-dac_override,-dac_read_search"
+        let command = [
+            "--inh-caps=\(capabilities)", "--bounding-set=\(capabilities)", "--", try TipLedgerBinary.path(),
+        ]
+        return try await Subprocess(
+            executable: setpriv, arguments: command + arguments, environment: Subprocess.baseEnvironment(),
+            directory: directory
+        ).run()
+    }
+
     @Test(arguments: [("missing.pem", "No such file or directory"), ("folder.pem", "it is a directory")])
     func unreadableRootFileExitsWith74(_ name: String, reason: String) async throws {
         try await TemporaryDirectory.with { directory in
