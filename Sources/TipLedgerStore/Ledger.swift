@@ -3,6 +3,10 @@ internal import Synchronization
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// The SQLite ledger of tips: verified transactions and notifications, their signed evidence,
 /// and an append-only event history. Only verified payloads can be recorded.
 ///
@@ -121,7 +125,22 @@ public final class Ledger: Sendable {
     /// other processes use it. The destination must not exist.
     public func backup(to destination: String) throws {
         _ = try withReader { database in
-            try database.run("VACUUM INTO ?", destination)
+            do {
+                try database.run("VACUUM INTO ?", destination)
+            } catch let error as StoreError where error.code & 0xff == 14 {
+                // SQLITE_CANTOPEN: the copy could not be created. SQLite does not say why (and its
+                // errno is that of a read-only retry, "no such file" whatever the cause), so the
+                // destination's directory is asked.
+                let slash = destination.lastIndex(of: "/")
+                let directory = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+                let reason =
+                    access(directory, F_OK) != 0
+                    ? "no such directory"
+                    : access(directory, W_OK) != 0 ? "the directory is not writable by this user" : error.message
+                throw StoreError(
+                    code: error.code, message: "cannot write the backup to \(destination): \(reason)",
+                    hint: "choose a path in an existing directory this user can write")
+            }
         }
     }
 }

@@ -349,6 +349,48 @@ import TipLedgerTestSupport
         ).run()
     }
 
+    @Test func backupIntoAMissingDirectoryExitsWith74SayingSo() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.expectBackupRefused(to: "missing/copy.sqlite", because: "no such directory", in: directory)
+            #expect(!directory.exists("missing"))
+        }
+    }
+
+    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1) to give up root's right to write anywhere"))
+    func backupIntoADirectoryThisUserCannotWriteExitsWith74SayingSo() async throws {
+        try await TemporaryDirectory.with { directory in
+            let files = FileManager.default
+            let folder = directory.file("locked")
+            try files.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            try files.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+            defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+            try await Self.expectBackupRefused(
+                to: "locked/copy.sqlite", because: "the directory is not writable by this user", in: directory)
+        }
+    }
+
+    /// `backup` to `destination` fails with 74 giving `reason`, and leaves the ledger as it was.
+    static func expectBackupRefused(
+        to destination: String, because reason: String, in directory: TemporaryDirectory,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+        try #require(migrate.exited(0), "\(migrate.summary)", sourceLocation: sourceLocation)
+        let before = try directory.read("l.sqlite")
+
+        let result = try await runBoundByPermissions(["backup", "--db", "l.sqlite", destination], in: directory.path)
+        #expect(result.exited(74), "\(result.summary)", sourceLocation: sourceLocation)
+        expectErrorLines(
+            result, containing: "cannot write the backup to \(destination): \(reason) (SQLite code 14)", hint: true,
+            sourceLocation: sourceLocation)
+        #expect(
+            result.errLines.last == "hint: choose a path in an existing directory this user can write",
+            sourceLocation: sourceLocation)
+        #expect(
+            try directory.read("l.sqlite") == before, "the ledger is left as it was", sourceLocation: sourceLocation)
+        #expect(!directory.exists(destination), sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: [("missing.pem", "No such file or directory"), ("folder.pem", "it is a directory")])
     func unreadableRootFileExitsWith74(_ name: String, reason: String) async throws {
         try await TemporaryDirectory.with { directory in
