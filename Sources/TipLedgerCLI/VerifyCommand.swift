@@ -48,6 +48,7 @@ struct VerifyCommand: Command {
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()
         var storeFailed = false
+        var rejections: Set<VerificationError.Code> = []
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         var pipeline = VerificationPipeline(verifier: verifier)
         if let ledger {
@@ -71,7 +72,11 @@ struct VerifyCommand: Command {
             var output: [UInt8] = []
             output.reserveCapacity(items.count * 256)
             for report in try reports(items, ledger: ledger) {
-                storeFailed = storeFailed || { if case .ledgerError = report.body { true } else { false } }()
+                switch report.body {
+                case .ledgerError: storeFailed = true
+                case .rejected(let error): rejections.insert(error.code)
+                case .verified, .known: break
+                }
                 switch format {
                 case .json, .csv: report.appendJSON(to: &output)
                 case .text: report.appendText(to: &output)
@@ -87,10 +92,28 @@ struct VerifyCommand: Command {
             throw CLIError(.ioError, "reading standard input failed (errno \(error))")
         }
         if format == .text { context.terminal.line(tally.summary) }
+        for hint in Self.hints(for: rejections, globals: context.globals) {
+            context.terminal.errorLine("hint: \(hint)")
+        }
         if storeFailed {
             throw CLIError(.ioError, "some lines could not be recorded in \(context.globals.databasePath)")
         }
         return tally.rejected > 0 ? .rejected : .success
+    }
+
+    /// What to say, once per run, about rejections that usually mean a missing setting rather
+    /// than a bad token.
+    static func hints(for rejections: Set<VerificationError.Code>, globals: GlobalOptions) -> [String] {
+        var hints: [String] = []
+        if rejections.contains(.untrustedChain) && globals.rootFiles.isEmpty && globals.keysDirectory == nil {
+            hints.append(
+                "only Apple's root is trusted; for tokens signed by testkit or Xcode, pass --keys DIR or --root FILE")
+        }
+        if rejections.contains(.wrongEnvironment) {
+            let accepted = globals.environments.sorted().map(\.rawValue).joined(separator: ",")
+            hints.append("the accepted environments are \(accepted); list others with --environment")
+        }
+        return hints
     }
 
     /// The batch's reports, after recording its verified payloads in one ledger transaction

@@ -154,6 +154,40 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Rejections that usually mean a missing setting end the run with one hint each on
+    /// standard error, once however many lines had them.
+    @Test func rejectionsOfAMissingSettingEndWithAHint() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let tips = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId, "--count", "3"],
+                in: directory.path)
+            try #require(tips.exited(0), "\(tips.summary)")
+            let appleOnly = try await TipLedgerBinary.run(
+                ["verify", "--dry-run"] + Self.sandbox, input: .text(tips.out), in: directory.path)
+            #expect(appleOnly.exited(1))
+            #expect(
+                appleOnly.errLines == [
+                    "hint: only Apple's root is trusted; for tokens signed by testkit or Xcode, pass --keys DIR or --root FILE"
+                ])
+            let otherEnvironment = try await TipLedgerBinary.run(
+                [
+                    "verify", "--dry-run", "--keys", keys, "--environment", "Xcode", "--bundle-id",
+                    SharedInputs.bundleId,
+                ],
+                input: .text(tips.out), in: directory.path)
+            #expect(otherEnvironment.exited(1))
+            #expect(
+                otherEnvironment.errLines == [
+                    "hint: the accepted environments are Xcode; list others with --environment"
+                ])
+            let accepted = try await TipLedgerBinary.run(
+                ["verify", "--dry-run"] + SharedInputs.acceptingTestkit(keys: keys), input: .text(tips.out),
+                in: directory.path)
+            #expect(accepted.exited(0) && accepted.err.isEmpty, "\(accepted.summary)")
+        }
+    }
+
     @Test func reverifyFailureExitsWith1() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
