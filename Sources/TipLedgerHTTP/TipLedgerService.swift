@@ -251,7 +251,17 @@ public final class TipLedgerService: Sendable {
         }
     }
 
+    /// The query parameters `/v1/report` takes; any other is refused rather than ignored, so a
+    /// misspelt filter cannot pass for an unfiltered report.
+    static let reportParameters: Set<String> = ["by", "since", "until", "environment", "commission"]
+
     private func report(_ request: HTTPRequest) -> HTTPResponse {
+        if let unknown = request.query.first(where: { !Self.reportParameters.contains($0.name) }) {
+            return .error(
+                status: 400, code: "invalid_parameter",
+                message: "unknown parameter '\(unknown.name.prefix(40))'; the report takes "
+                    + Self.reportParameters.sorted().joined(separator: ", "))
+        }
         let query: ReportQuery
         let commission: Double?
         do throws(ReportQuery.ParameterError) {

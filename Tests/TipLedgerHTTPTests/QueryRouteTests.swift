@@ -244,6 +244,20 @@ import TipLedgerTestSupport
         #expect(rows.count == 3, "\(since)")  // Sandbox USD and EUR, Production USD
     }
 
+    @Test(arguments: ["bogus", "format", "Since", "environments"])
+    func reportRejectsAParameterItDoesNotTake(_ name: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.get("/v1/report", query: HTTPQuery([.init(name: name, value: "2026-01-01")]))
+
+        #expect(response.status == 400)
+        let body = try jsonObject(response)
+        #expect(body["error"] as? String == "invalid_parameter")
+        #expect(
+            body["message"] as? String
+                == "unknown parameter '\(name)'; the report takes by, commission, environment, since, until")
+    }
+
     @Test func reportRejectsSinceAfterUntil() throws {
         let harness = try ServiceHarness()
 
