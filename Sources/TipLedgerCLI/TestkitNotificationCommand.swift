@@ -68,6 +68,12 @@ struct TestkitNotificationCommand: Command {
                 notification.consumptionRequestReason = consumptionReason
             }
         }
+        // Apple's Production notifications name the app by its Apple ID, and verify requires it.
+        if notification.environment == AppStoreEnvironment.production.rawValue && context.globals.appAppleId == nil {
+            throw CLIError.usage(
+                "a Production notification carries the app's Apple ID: give --app-apple-id",
+                command: TestkitCommand.name)
+        }
         context.terminal.line(WebhookBody.wrapping(try signer.sign(payload: notification.payloadJSON)))
         return .success
     }

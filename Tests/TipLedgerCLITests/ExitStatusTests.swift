@@ -188,6 +188,21 @@ import TipLedgerTestSupport
         }
     }
 
+    /// testkit does not sign a Production notification that verify would always reject.
+    @Test func aProductionNotificationWithoutTheAppsAppleIdIsAUsageError() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let signing = ["testkit", "notification", "--keys", keys, "--type", "TEST", "--environment", "Production"]
+            let refused = try await TipLedgerBinary.run(signing, in: directory.path)
+            #expect(refused.exited(64), "\(refused.summary)")
+            Self.expectErrorLines(
+                refused, containing: "a Production notification carries the app's Apple ID: give --app-apple-id",
+                hint: true)
+            let signed = try await TipLedgerBinary.run(signing + ["--app-apple-id", "1234567890"], in: directory.path)
+            #expect(signed.exited(0) && signed.outLines.count == 1, "\(signed.summary)")
+        }
+    }
+
     @Test func reverifyFailureExitsWith1() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
