@@ -79,6 +79,11 @@ struct TestkitTransactionOptions {
         let quantity = self.quantity ?? 1
         let storefront = Self.storefronts.first { $0.0 == (self.storefront ?? "USA") }!
         let currency = self.currency ?? storefront.2
+        if let priceMilli, Money.zeroDecimalCurrencies.contains(currency), priceMilli % 1000 != 0 {
+            throw CLIError.usage(
+                "--price in \(currency) is a whole amount (\(currency) has no minor unit)", command: TestkitCommand.name
+            )
+        }
         var price = priceMilli
         if price == nil, let unit = tiers.first(where: { $0.0 == product })?.1 {
             price = Self.localPrice(unit, currency: currency) * Int64(quantity)

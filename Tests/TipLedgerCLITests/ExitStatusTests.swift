@@ -203,6 +203,18 @@ import TipLedgerTestSupport
         }
     }
 
+    @Test func aPriceWithDecimalsInACurrencyWithoutAMinorUnitIsAUsageError() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let signing = ["testkit", "transaction", "--keys", keys, "--currency", "JPY"]
+            let refused = try await TipLedgerBinary.run(signing + ["--price", "1.5"], in: directory.path)
+            #expect(refused.exited(64), "\(refused.summary)")
+            Self.expectErrorLines(refused, containing: "--price in JPY is a whole amount", hint: true)
+            let signed = try await TipLedgerBinary.run(signing + ["--price", "150"], in: directory.path)
+            #expect(signed.exited(0) && signed.outLines.count == 1, "\(signed.summary)")
+        }
+    }
+
     @Test func reverifyFailureExitsWith1() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
