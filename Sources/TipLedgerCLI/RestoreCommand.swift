@@ -72,19 +72,35 @@ struct RestoreCommand: Command {
         case .account(let account): who = "account \(account)"
         case .appTransactionId(let id): who = "app transaction \(id)"
         }
-        guard !restore.transactions.isEmpty || !restore.totals.isEmpty else {
-            return "\(who): no tips\n"
+        // The totals count every tip; a listed tip counts its net amount.
+        var listed: [String: Int64] = [:]
+        for tip in restore.transactions {
+            listed["\(tip.environment.rawValue) \(tip.currency ?? "-")", default: 0] += tip.netMilli
         }
-        var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")"
-        text += includeAll ? "\n" : " (refunded and revoked ones left out; --all lists them)\n"
-        text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ")
         var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
+        var totalRows = 0
+        var countsUnlisted = false
         for total in restore.totals {
+            let shown = listed["\(total.environment.rawValue) \(total.currency ?? "-")"]
+            // A currency of only fully refunded or revoked tips, none listed, adds nothing to say.
+            if shown == nil && total.netMilli == 0 { continue }
+            countsUnlisted = countsUnlisted || total.netMilli != shown ?? 0
             totals.add([
                 Money.decimal(total.netMilli, currency: total.currency), total.environment.rawValue,
                 total.currency ?? "-",
             ])
+            totalRows += 1
         }
-        return text + "\n" + totals.render(indent: "  ")
+        let leftOut = includeAll ? "" : " (refunded and revoked ones left out; --all lists them)"
+        guard !restore.transactions.isEmpty || totalRows > 0 else {
+            return "\(who): no tips\(restore.totals.isEmpty ? "" : leftOut)\n"
+        }
+        var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")\(leftOut)\n"
+        text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ")
+        text += "\n" + totals.render(indent: "  ")
+        if countsUnlisted {
+            text += "  (the totals include what partly refunded tips still count; --all lists them)\n"
+        }
+        return text
     }
 }
