@@ -67,11 +67,12 @@ struct VerifyCommand: Command {
                 return found ?? Array(repeating: nil, count: digests.count)
             }
         }
+        var changedByLastBatch = ChangedTransactions()
         try pipeline.run(&reader) { items in
             // A batch's output is built in one buffer and handed to the terminal at once.
             var output: [UInt8] = []
             output.reserveCapacity(items.count * 256)
-            for report in try reports(items, ledger: ledger) {
+            for report in try reports(items, ledger: ledger, changedByLastBatch: &changedByLastBatch) {
                 switch report.body {
                 case .ledgerError: storeFailed = true
                 case .rejected(let error): rejections.insert(error.code)
@@ -118,7 +119,14 @@ struct VerifyCommand: Command {
 
     /// The batch's reports, after recording its verified payloads in one ledger transaction
     /// (unless this is a dry run). Payloads the ledger cannot key become rejections.
-    private func reports(_ items: [VerificationPipeline.Item], ledger: Ledger?) throws -> [VerifyReport] {
+    ///
+    /// A batch's repeats were looked up while the batch before it was being recorded, so a known
+    /// token's transaction state can be older than that batch left it, or than a line before
+    /// it in this batch did: such a token reports the state as that last change left it.
+    /// `changedByLastBatch` carries the batch's changes to the next call.
+    private func reports(
+        _ items: [VerificationPipeline.Item], ledger: Ledger?, changedByLastBatch: inout ChangedTransactions
+    ) throws -> [VerifyReport] {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
             case .known(let known): return .known(known)
@@ -146,8 +154,37 @@ struct VerifyCommand: Command {
                 case .failure(let error): bodies[index] = .ledgerError(error)
                 }
             }
+            var changed = ChangedTransactions()
+            for index in bodies.indices {
+                switch bodies[index] {
+                case .verified(let payload, let recording?):
+                    changed.note(recording, in: payload.environment)
+                case .known(let known):
+                    if let latest = changed.latest(known) ?? changedByLastBatch.latest(known) {
+                        bodies[index] = .known(known.withState(of: latest))
+                    }
+                case .verified, .rejected, .ledgerError: break
+                }
+            }
+            changedByLastBatch = changed
         }
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
+    }
+}
+
+/// The last recording result of each transaction a batch recorded, by environment and id.
+struct ChangedTransactions {
+    private var results: [String: RecordResult] = [:]
+
+    mutating func note(_ recording: RecordResult, in environment: AppStoreEnvironment) {
+        guard let id = recording.transactionId, recording.state != nil else { return }
+        results["\(environment.rawValue) \(id)"] = recording
+    }
+
+    /// The last result of the known token's transaction, when it was recorded.
+    func latest(_ known: KnownToken) -> RecordResult? {
+        guard !results.isEmpty, let id = known.result.transactionId else { return nil }
+        return results["\(known.environment.rawValue) \(id)"]
     }
 }
 

@@ -33,6 +33,50 @@ import Testing
         }
     }
 
+    /// A repeat answered from the ledger reports its transaction as the lines before it left
+    /// it, when one of them changed it: in the same batch, or in the batch before, which was
+    /// being recorded while the repeats were looked up.
+    @Test func aRepeatAfterARefundInTheSameRunReportsTheRefund() async throws {
+        let tips = try await SharedInputs.shared.tips()
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let accept = SharedInputs.acceptingTestkit(keys: keys)
+            func refund(_ tip: String) async throws -> String {
+                let signing = try await TipLedgerBinary.run(
+                    ["testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-"],
+                    input: .text(tip + "\n"), in: directory.path)
+                try #require(signing.exited(0), "\(signing.summary)")
+                return signing.outLines[0]
+            }
+            let recording = try await TipLedgerBinary.run(
+                ["verify", "--db", "a.sqlite"] + accept,
+                input: .text(tips.lines[..<200].joined(separator: "\n") + "\n"), in: directory.path)
+            try #require(recording.exited(0), "\(recording.summary)")
+            try FileManager.default.copyItem(atPath: directory.file("a.sqlite"), toPath: directory.file("b.sqlite"))
+            // A refund and its tip again on lines 1 and 2 (one batch), and on lines 128 and 129:
+            // the last line of the first batch and the first of the second.
+            let lines =
+                [try await refund(tips.lines[4]), tips.lines[4]] + tips.lines[10..<135]
+                + [try await refund(tips.lines[8]), tips.lines[8]] + tips.lines[150..<160]
+            let input = Subprocess.Input.text(lines.joined(separator: "\n") + "\n")
+
+            let repeated = try await TipLedgerBinary.run(
+                ["verify", "--db", "a.sqlite"] + accept, input: input, in: directory.path)
+            // Another fingerprint: every line verified and recorded the long way.
+            let verifiedAgain = try await TipLedgerBinary.run(
+                ["verify", "--db", "b.sqlite"] + accept + [
+                    "--bundle-id", "\(SharedInputs.bundleId),com.example.unused",
+                ],
+                input: input, in: directory.path)
+
+            #expect(repeated.exited(0) && verifiedAgain.exited(0), "\(repeated.summary)")
+            #expect(repeated.outLines[1].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[1])")
+            #expect(repeated.outLines[128].hasPrefix("line 129: ok transaction"))
+            #expect(repeated.outLines[128].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[128])")
+            #expect(repeated.out == verifiedAgain.out)
+        }
+    }
+
     @Test func aRepeatedRunWithAnotherTrustStoreVerifiesAgainAndRejects() async throws {
         let tips = try await SharedInputs.shared.tips()
         let keys = try await SharedInputs.shared.keys()
