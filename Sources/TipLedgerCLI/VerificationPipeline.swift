@@ -16,6 +16,10 @@ struct VerificationPipeline {
     /// to it whenever both want it (on Linux, `.background` runs them at nice 10): worth it when
     /// the calling thread is the one everything waits for, a ledger's single writer.
     var workerPriority = DispatchQoS.QoSClass.default
+    /// Whether the workers compute each token's SHA-256 (`Outcome.checked`'s digest), which
+    /// the ledger keys its evidence on: hashed on every core rather than by the single writer.
+    /// Always true when `knownTokens` is set.
+    var hashesTokens = false
     /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
     /// answer per digest, in order), so they need no verification; called on the worker
     /// threads, once per worker and batch. A nil answer (or a failed lookup) means "verify it".
@@ -23,7 +27,7 @@ struct VerificationPipeline {
 
     /// What became of one line.
     enum Outcome {
-        /// Verified (or rejected) now; `digest` is the token's SHA-256 when it was looked up.
+        /// Verified (or rejected) now; `digest` is the token's SHA-256 when it was computed.
         case checked(Result<VerifiedPayload, VerificationError>, digest: [UInt8]?)
         /// An exact repeat of a token the ledger already holds (see `Ledger.knownTokens`).
         case known(KnownToken)
@@ -70,6 +74,7 @@ struct VerificationPipeline {
         let batch = Batch(lines: lines)
         let verifier = self.verifier
         let knownTokens = self.knownTokens
+        let hashesTokens = hashesTokens || knownTokens != nil
         let workers = min(self.workers, lines.count)
         // One block per worker, each on a thread of the workers' priority (concurrentPerform
         // would run some shares on threads of the default priority).
@@ -78,7 +83,7 @@ struct VerificationPipeline {
             batch.group.enter()
             queue.async {
                 let share = Array(stride(from: worker, to: lines.count, by: workers))
-                let digests = knownTokens == nil ? nil : share.map { Self.digest(lines[$0]) }
+                let digests = hashesTokens ? share.map { Self.digest(lines[$0]) } : nil
                 let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
                 for (offset, index) in share.enumerated() {
                     if let token = known?[offset] {

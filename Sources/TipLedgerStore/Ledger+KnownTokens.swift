@@ -35,6 +35,11 @@ extension Ledger {
         try knownTokens([digest], verifierFingerprint: verifierFingerprint, finishing: finishing)[0]
     }
 
+    /// Whether the ledger holds any verified evidence: without it, no token can be known.
+    public func holdsEvidence() throws -> Bool {
+        try withReader { try $0.queryOne("SELECT EXISTS (SELECT 1 FROM evidence)") { $0.int64(0) == 1 } ?? false }
+    }
+
     /// `knownToken` for many digests at once, in one read transaction on one connection (a
     /// transaction per lookup takes and releases the log's read lock each time). One answer per
     /// digest, in order.

@@ -79,6 +79,28 @@ import TipLedgerTestSupport
         #expect(lookups.load(ordering: .relaxed) == 60)
     }
 
+    /// Without lookups, workers told to hash tokens still give each verified line its digest.
+    @Test(arguments: [false, true])
+    func tokensAreHashedWhenAskedWithoutBeingLookedUp(hashes: Bool) throws {
+        let lines = try Self.input(lines: 10)
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(lines, in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.hashesTokens = hashes
+        var digests: [Int: [UInt8]?] = [:]
+        try pipeline.run(&reader) { items in
+            for item in items {
+                guard case .checked(.success, let digest) = item.outcome else { continue }
+                digests[item.line.number] = digest
+            }
+        }
+        #expect(digests.count == 7)  // every third line is malformed
+        for (number, digest) in digests {
+            #expect(digest == (hashes ? UnverifiedJWS.tokenDigest(ofLine: lines[number - 1]) : nil), "line \(number)")
+        }
+    }
+
     #if os(Linux)
         /// Workers given a lower quality of service run at a lower scheduling priority (a higher
         /// nice value) than the thread that consumes the batches, so it wins the CPU from them.

@@ -31,6 +31,15 @@ import TipLedgerTestSupport
         #expect(try store.record(token) == known.result)
     }
 
+    @Test func aLedgerHoldsEvidenceOnceATokenIsRecorded() throws {
+        let store = try TestLedger()
+        #expect(try !store.ledger.holdsEvidence())
+
+        try store.record(try TestChains.transaction(id: id))
+
+        #expect(try store.ledger.holdsEvidence())
+    }
+
     @Test func aTokenIsNotKnownToAVerifierWithOtherRootsOrPolicy() throws {
         let store = try TestLedger()
         let token = try TestChains.transaction(id: id)
