@@ -73,7 +73,8 @@ struct VerifyCommand: Command {
                 }
             }
         }
-        var changedByLastBatch = ChangedTransactions()
+        // Needed only when repeats are answered from the ledger (see `reports`).
+        var changedByLastBatch: ChangedTransactions? = pipeline.knownTokens == nil ? nil : ChangedTransactions()
         try pipeline.run(&reader) { items in
             // A batch's output is built in one buffer and handed to the terminal at once.
             var output: [UInt8] = []
@@ -129,9 +130,10 @@ struct VerifyCommand: Command {
     /// A batch's repeats were looked up while the batch before it was being recorded, so a known
     /// token's transaction state can be older than that batch left it, or than a line before
     /// it in this batch did: such a token reports the state as that last change left it.
-    /// `changedByLastBatch` carries the batch's changes to the next call.
+    /// `changedByLastBatch` carries the batch's changes to the next call (nil: no repeats are
+    /// answered from the ledger).
     private func reports(
-        _ items: [VerificationPipeline.Item], ledger: Ledger?, changedByLastBatch: inout ChangedTransactions
+        _ items: [VerificationPipeline.Item], ledger: Ledger?, changedByLastBatch: inout ChangedTransactions?
     ) throws -> [VerifyReport] {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
@@ -160,19 +162,21 @@ struct VerifyCommand: Command {
                 case .failure(let error): bodies[index] = .ledgerError(error)
                 }
             }
-            var changed = ChangedTransactions()
-            for index in bodies.indices {
-                switch bodies[index] {
-                case .verified(let payload, let recording?):
-                    changed.note(recording, in: payload.environment)
-                case .known(let known):
-                    if let latest = changed.latest(known) ?? changedByLastBatch.latest(known) {
-                        bodies[index] = .known(known.withState(of: latest))
+            if let lastBatch = changedByLastBatch {
+                var changed = ChangedTransactions()
+                for index in bodies.indices {
+                    switch bodies[index] {
+                    case .verified(let payload, let recording?):
+                        changed.note(recording, in: payload.environment)
+                    case .known(let known):
+                        if let latest = changed.latest(known) ?? lastBatch.latest(known) {
+                            bodies[index] = .known(known.withState(of: latest))
+                        }
+                    case .verified, .rejected, .ledgerError: break
                     }
-                case .verified, .rejected, .ledgerError: break
                 }
+                changedByLastBatch = changed
             }
-            changedByLastBatch = changed
         }
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
     }
