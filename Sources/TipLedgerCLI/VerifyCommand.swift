@@ -50,29 +50,7 @@ struct VerifyCommand: Command {
         var storeFailed = false
         var rejections: Set<VerificationError.Code> = []
         var progress = Progress(terminal: context.terminal, clock: context.clock)
-        var pipeline = VerificationPipeline(verifier: verifier)
-        if let ledger {
-            // Each commit rewrites every index page it touched; larger batches touch each page
-            // for more rows. Two batches of 2048 lines in flight, with the ledger's page caches,
-            // keep a run of any length under 100 MB.
-            pipeline.batchSize = 2048
-            // The writer records one batch while the workers verify the next; once the ledger
-            // outgrows its cache, recording takes longer than verifying and the writer sets the
-            // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
-            pipeline.workerPriority = .background
-            pipeline.hashesTokens = true
-            // A ledger that held no evidence when the run began can hold only what this run
-            // records, and the writer tells a repeat within the run apart itself: looking every
-            // token up would only miss (200,000 lines into a new ledger took 4 % longer so).
-            if try ledger.holdsEvidence() {
-                let fingerprint = verifier.fingerprint
-                let finish = self.finish
-                pipeline.knownTokens = { digests in
-                    let found = try? ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
-                    return found ?? Array(repeating: nil, count: digests.count)
-                }
-            }
-        }
+        let pipeline = try makePipeline(verifier, ledger: ledger)
         // Needed only when repeats are answered from the ledger (see `reports`).
         var changedByLastBatch: ChangedTransactions? = pipeline.knownTokens == nil ? nil : ChangedTransactions()
         try pipeline.run(&reader) { items in
@@ -107,6 +85,35 @@ struct VerifyCommand: Command {
             throw CLIError(.ioError, "some lines could not be recorded in \(context.globals.databasePath)")
         }
         return tally.rejected > 0 ? .rejected : .success
+    }
+
+    /// The pipeline for this run. With a ledger: larger batches, workers below the writer's
+    /// priority, each token hashed for its evidence, and repeats looked up when the ledger has
+    /// anything to find.
+    private func makePipeline(_ verifier: Verifier, ledger: Ledger?) throws -> VerificationPipeline {
+        var pipeline = VerificationPipeline(verifier: verifier)
+        guard let ledger else { return pipeline }
+        // Each commit rewrites every index page it touched; larger batches touch each page
+        // for more rows. Two batches of 2048 lines in flight, with the ledger's page caches,
+        // keep a run of any length under 100 MB.
+        pipeline.batchSize = 2048
+        // The writer records one batch while the workers verify the next; once the ledger
+        // outgrows its cache, recording takes longer than verifying and the writer sets the
+        // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
+        pipeline.workerPriority = .background
+        pipeline.hashesTokens = true
+        // A ledger that held no evidence when the run began can hold only what this run
+        // records, and the writer tells a repeat within the run apart itself: looking every
+        // token up would only miss (200,000 lines into a new ledger took 4 % longer so).
+        if try ledger.holdsEvidence() {
+            let fingerprint = verifier.fingerprint
+            let finish = self.finish
+            pipeline.knownTokens = { digests in
+                let found = try? ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
+                return found ?? Array(repeating: nil, count: digests.count)
+            }
+        }
+        return pipeline
     }
 
     /// What to say, once per run, about rejections that usually mean a missing setting rather
