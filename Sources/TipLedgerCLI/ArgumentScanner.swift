@@ -9,6 +9,8 @@ struct ArgumentScanner {
     private(set) var arguments: [String]
     /// Arguments after `--`, never read as options.
     private var literal: [String] = []
+    /// The command being parsed, once known: a bad option's hint points to its help.
+    var command: String? = nil
 
     init(_ arguments: some Sequence<String>) {
         var all = Array(arguments)
@@ -34,7 +36,7 @@ struct ArgumentScanner {
             let argument = arguments[index]
             if argument == name {
                 guard index + 1 < arguments.count else {
-                    throw CLIError.usage("\(name) needs a value")
+                    throw CLIError.usage("\(name) needs a value", command: command)
                 }
                 found.append(arguments[index + 1])
                 arguments.removeSubrange(index...(index + 1))
@@ -58,7 +60,8 @@ struct ArgumentScanner {
         guard let text = try value(name) else { return nil }
         guard let number = Int(text), range.contains(number) else {
             throw CLIError.usage(
-                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'",
+                command: command)
         }
         return number
     }
@@ -89,8 +92,8 @@ struct ArgumentScanner {
     }
 
     /// All remaining arguments, which must all be positional.
-    mutating func remainingPositionals(command: String) throws -> [String] {
-        try checkNoOptionsLeft(command: command)
+    mutating func remainingPositionals() throws -> [String] {
+        try checkNoOptionsLeft()
         defer {
             arguments = []
             literal = []
@@ -99,14 +102,14 @@ struct ArgumentScanner {
     }
 
     /// Fails when an argument is left over.
-    mutating func finish(command: String?) throws {
-        try checkNoOptionsLeft(command: command)
+    mutating func finish() throws {
+        try checkNoOptionsLeft()
         if let extra = (arguments + literal).first {
             throw CLIError.usage("unexpected argument '\(extra)'", command: command)
         }
     }
 
-    private func checkNoOptionsLeft(command: String?) throws {
+    private func checkNoOptionsLeft() throws {
         if let unknown = arguments.first(where: { $0.hasPrefix("-") && $0 != "-" }) {
             throw CLIError.usage("unknown option '\(unknown)'", command: command)
         }

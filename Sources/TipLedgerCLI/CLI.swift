@@ -73,17 +73,18 @@ public enum CLI {
             // What is left may say why no command was found: an option without its value, or
             // one mistyped.
             _ = try GlobalOptions(scanner: &scanner, environment: environment)
-            try scanner.finish(command: nil)
+            try scanner.finish()
             throw CLIError(.usage, "no command given", hint: "run 'tipledger --help' for the list of commands")
         }
         guard let commandType = command(named: name) else { throw unknownCommand(name) }
+        scanner.command = name
         if wantsHelp {
             terminal.write(helpText(for: commandType))
             return .success
         }
         let globals = try GlobalOptions(scanner: &scanner, environment: environment)
         let command = try commandType.init(parsing: &scanner, globals: globals)
-        try scanner.finish(command: name)
+        try scanner.finish()
         let context = CommandContext(
             terminal: terminal, environment: environment, globals: globals, clock: clock,
             inputDescriptor: inputDescriptor)

@@ -23,7 +23,7 @@ struct FinishCommand: Command {
     let format: GlobalOptions.Format
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
-        transactionIds = try scanner.remainingPositionals(command: Self.name)
+        transactionIds = try scanner.remainingPositionals()
         guard !transactionIds.isEmpty else {
             throw CLIError.usage("give at least one transaction id", command: Self.name)
         }

@@ -42,7 +42,7 @@ struct BackupCommand: Command {
     let destination: String
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
-        let paths = try scanner.remainingPositionals(command: Self.name)
+        let paths = try scanner.remainingPositionals()
         guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
         destination = paths[0]
     }

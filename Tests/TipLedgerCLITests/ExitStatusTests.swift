@@ -96,6 +96,19 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A bad option of a command points to that command's help.
+    @Test(arguments: [
+        ["report", "--by"], ["serve", "--threads", "x"], ["testkit", "transaction", "--quantity", "0"],
+        ["verify", "--frobnicate"], ["finish", "--frobnicate", "1"],
+    ])
+    func aBadOptionPointsToItsCommandsHelp(_ arguments: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(arguments, in: directory.path)
+            #expect(result.exited(64), "\(result.summary)")
+            #expect(result.errLines.last == "hint: run 'tipledger \(arguments[0]) --help' for usage")
+        }
+    }
+
     @Test func globalOptionsMayComeBeforeOrAfterTheCommand() async throws {
         try await TemporaryDirectory.with { directory in
             async let before = TipLedgerBinary.run(["--db", "before.sqlite", "migrate"], in: directory.path)
