@@ -52,12 +52,14 @@ struct VerifyCommand: Command {
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         let pipeline = try makePipeline(verifier, ledger: ledger)
         // Needed only when repeats are answered from the ledger (see `reports`).
-        var changedByLastBatch: ChangedTransactions? = pipeline.knownTokens == nil ? nil : ChangedTransactions()
+        var touchedByLastBatch: TouchedTransactions? = pipeline.knownTokens == nil ? nil : TouchedTransactions()
         try pipeline.run(&reader) { items in
             // A batch's output is built in one buffer and handed to the terminal at once.
             var output: [UInt8] = []
             output.reserveCapacity(items.count * 256)
-            for report in try reports(items, ledger: ledger, changedByLastBatch: &changedByLastBatch) {
+            for report in try reports(
+                items, verifier: verifier, ledger: ledger, touchedByLastBatch: &touchedByLastBatch)
+            {
                 switch report.body {
                 case .ledgerError: storeFailed = true
                 case .rejected(let error): rejections.insert(error.code)
@@ -133,33 +135,31 @@ struct VerifyCommand: Command {
 
     /// The batch's reports, after recording its verified payloads in one ledger transaction
     /// (unless this is a dry run). Payloads the ledger cannot key become rejections.
-    ///
-    /// A batch's repeats were looked up while the batch before it was being recorded, so a known
-    /// token's transaction state can be older than that batch left it, or than a line before
-    /// it in this batch did: such a token reports the state as that last change left it.
-    /// `changedByLastBatch` carries the batch's changes to the next call (nil: no repeats are
-    /// answered from the ledger).
+    /// `touchedByLastBatch` carries the transactions a batch may have changed to the next call
+    /// (nil: no repeats are answered from the ledger; see `verifyStaleRepeatsAgain`).
     private func reports(
-        _ items: [VerificationPipeline.Item], ledger: Ledger?, changedByLastBatch: inout ChangedTransactions?
+        _ items: [VerificationPipeline.Item], verifier: Verifier, ledger: Ledger?,
+        touchedByLastBatch: inout TouchedTransactions?
     ) throws -> [VerifyReport] {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
-            case .known(let known): return .known(known)
-            case .checked(.failure(let error), _): return .rejected(error)
-            case .checked(.success(let payload), _):
-                if ledger != nil, let reason = Ledger.unrecordableReason(payload) { return .rejected(reason) }
-                return .verified(payload, recording: nil)
+            case .known(let known): .known(known)
+            case .checked(let result, _): body(for: result, recording: ledger != nil)
             }
         }
         if let ledger {
+            if let touched = touchedByLastBatch {
+                touchedByLastBatch = verifyStaleRepeatsAgain(
+                    &bodies, of: items, touchedByLastBatch: touched, verifier: verifier)
+            }
             let toRecord = bodies.indices.compactMap { index -> (Int, VerifiedPayload)? in
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
                 return (index, payload)
             }
-            // The workers hashed every token they looked up; the ledger need not hash it again.
+            // The workers hashed every token they verified; the ledger need not hash it again.
             let digests = toRecord.map { index, _ -> [UInt8]? in
                 if case .checked(_, let digest) = items[index].outcome { return digest }
-                return nil
+                return VerificationPipeline.digest(items[index].line)
             }
             let known = digests.allSatisfy { $0 != nil } ? digests.compactMap { $0 } : nil
             let results = try ledger.record(toRecord.map(\.1), tokenDigests: known, finish: finish)
@@ -169,39 +169,61 @@ struct VerifyCommand: Command {
                 case .failure(let error): bodies[index] = .ledgerError(error)
                 }
             }
-            if let lastBatch = changedByLastBatch {
-                var changed = ChangedTransactions()
-                for index in bodies.indices {
-                    switch bodies[index] {
-                    case .verified(let payload, let recording?):
-                        changed.note(recording, in: payload.environment)
-                    case .known(let known):
-                        if let latest = changed.latest(known) ?? lastBatch.latest(known) {
-                            bodies[index] = .known(known.withState(of: latest))
-                        }
-                    case .verified, .rejected, .ledgerError: break
-                    }
-                }
-                changedByLastBatch = changed
-            }
         }
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
     }
-}
 
-/// The last recording result of each transaction a batch recorded, by environment and id.
-struct ChangedTransactions {
-    private var results: [String: RecordResult] = [:]
-
-    mutating func note(_ recording: RecordResult, in environment: AppStoreEnvironment) {
-        guard let id = recording.transactionId, recording.state != nil else { return }
-        results["\(environment.rawValue) \(id)"] = recording
+    private func body(for result: Result<VerifiedPayload, VerificationError>, recording: Bool) -> VerifyReport.Body {
+        switch result {
+        case .failure(let error): return .rejected(error)
+        case .success(let payload):
+            if recording, let reason = Ledger.unrecordableReason(payload) { return .rejected(reason) }
+            return .verified(payload, recording: nil)
+        }
     }
 
-    /// The last result of the known token's transaction, when it was recorded.
-    func latest(_ known: KnownToken) -> RecordResult? {
-        guard !results.isEmpty, let id = known.result.transactionId else { return nil }
-        return results["\(known.environment.rawValue) \(id)"]
+    /// A batch's repeats were looked up while the batch before it was being recorded, and
+    /// before the lines ahead of them in the batch are: the state found may be older than the
+    /// one at their line. A repeat of a transaction that either may change is verified again
+    /// here and recorded in its place, so it reports the state as of its line; the rest are
+    /// answered as found. Returns the transactions this batch may change.
+    private func verifyStaleRepeatsAgain(
+        _ bodies: inout [VerifyReport.Body], of items: [VerificationPipeline.Item],
+        touchedByLastBatch: TouchedTransactions, verifier: Verifier
+    ) -> TouchedTransactions {
+        var touched = TouchedTransactions()
+        for index in bodies.indices {
+            if case .known(let known) = bodies[index], touched.contains(known) || touchedByLastBatch.contains(known) {
+                bodies[index] = body(
+                    for: VerificationPipeline.verify(items[index].line, with: verifier), recording: true)
+            }
+            if case .verified(let payload, _) = bodies[index] { touched.insert(payload) }
+        }
+        return touched
+    }
+}
+
+/// Transactions that recording a batch may change, by environment and id.
+struct TouchedTransactions {
+    private var keys: Set<String> = []
+
+    mutating func insert(_ payload: VerifiedPayload) {
+        let id: String? =
+            switch payload {
+            case .transaction(let transaction): transaction.transactionId
+            case .notification(let notification): notification.transaction?.transactionId
+            case .renewalInfo, .appTransaction: nil
+            }
+        if let id { keys.insert(Self.key(payload.environment, id)) }
+    }
+
+    func contains(_ known: KnownToken) -> Bool {
+        guard !keys.isEmpty, let id = known.result.transactionId else { return false }
+        return keys.contains(Self.key(known.environment, id))
+    }
+
+    private static func key(_ environment: AppStoreEnvironment, _ id: String) -> String {
+        "\(environment.rawValue) \(id)"
     }
 }
 

@@ -12,17 +12,6 @@ public struct KnownToken: Sendable, Equatable {
     public let notificationUUID: String?
     public let notificationType: String?
     public let subtype: String?
-
-    /// The same token, with its transaction's state and finished flag as `recording` left them.
-    public func withState(of recording: RecordResult) -> KnownToken {
-        KnownToken(
-            kind: kind, environment: environment,
-            result: RecordResult(
-                outcome: result.outcome, transactionId: result.transactionId, state: recording.state,
-                finished: recording.finished),
-            productId: productId, account: account, notificationUUID: notificationUUID,
-            notificationType: notificationType, subtype: subtype)
-    }
 }
 
 extension Ledger {
