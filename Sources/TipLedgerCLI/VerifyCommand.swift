@@ -48,7 +48,7 @@ struct VerifyCommand: Command {
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()
         var storeFailed = false
-        var rejections: Set<VerificationError.Code> = []
+        var rejections: Set<Rejection> = []
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         let pipeline = try makePipeline(verifier, ledger: ledger)
         // Needed only when repeats are answered from the ledger (see `reports`).
@@ -62,7 +62,8 @@ struct VerifyCommand: Command {
             {
                 switch report.body {
                 case .ledgerError: storeFailed = true
-                case .rejected(let error): rejections.insert(error.code)
+                case .rejected(let error):
+                    rejections.insert(error.isEnvironmentNotAccepted ? .environmentNotAccepted : .other(error.code))
                 case .verified, .known: break
                 }
                 switch format {
@@ -118,15 +119,21 @@ struct VerifyCommand: Command {
         return pipeline
     }
 
+    /// The kinds of rejection the hints tell apart.
+    enum Rejection: Hashable {
+        case environmentNotAccepted
+        case other(VerificationError.Code)
+    }
+
     /// What to say, once per run, about rejections that usually mean a missing setting rather
     /// than a bad token.
-    static func hints(for rejections: Set<VerificationError.Code>, globals: GlobalOptions) -> [String] {
+    static func hints(for rejections: Set<Rejection>, globals: GlobalOptions) -> [String] {
         var hints: [String] = []
-        if rejections.contains(.untrustedChain) && globals.rootFiles.isEmpty && globals.keysDirectory == nil {
+        if rejections.contains(.other(.untrustedChain)) && globals.rootFiles.isEmpty && globals.keysDirectory == nil {
             hints.append(
                 "only Apple's root is trusted; for tokens signed by testkit or Xcode, pass --keys DIR or --root FILE")
         }
-        if rejections.contains(.wrongEnvironment) {
+        if rejections.contains(.environmentNotAccepted) {
             let accepted = globals.environments.sorted().map(\.rawValue).joined(separator: ",")
             hints.append("the accepted environments are \(accepted); list others with --environment")
         }

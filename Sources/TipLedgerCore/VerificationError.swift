@@ -34,6 +34,17 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
         return escaped
     }
 
+    /// The rejection of a payload whose environment the policy does not accept (rather than
+    /// one that lacks or contradicts its environment), which accepting it would have avoided.
+    public static func environmentNotAccepted(_ environment: String) -> VerificationError {
+        VerificationError(.wrongEnvironment, "environment \(environment.prefix(40)) is not accepted")
+    }
+
+    /// Whether this is an `environmentNotAccepted` rejection, of the payload or of one it carries.
+    public var isEnvironmentNotAccepted: Bool {
+        code == .wrongEnvironment && message.hasSuffix(" is not accepted")
+    }
+
     /// Apple's `VerificationStatus` / `VerificationError` name for this failure.
     public var appleStatus: String { code.appleStatus }
 

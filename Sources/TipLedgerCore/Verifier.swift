@@ -386,7 +386,7 @@ public final class Verifier: Sendable {
         guard policy.accepts(rawEnvironment: rawEnvironment),
             let environment = AppStoreEnvironment(rawValue: rawEnvironment)
         else {
-            throw VerificationError(.wrongEnvironment, "environment \(rawEnvironment.prefix(40)) is not accepted")
+            throw VerificationError.environmentNotAccepted(rawEnvironment)
         }
         if signer.isLocalTesting && !environment.isLocalTesting {
             throw VerificationError(

@@ -462,6 +462,20 @@ extension RejectionScenario {
         }
     }
 
+    /// An environment the policy does not accept is told apart from one missing or contradicted
+    /// (for the CLI's hint to accept it).
+    @Test func anUnacceptedEnvironmentIsToldApartFromAMissingOne() throws {
+        func error(_ name: String) throws -> VerificationError? {
+            let scenario = try #require(RejectionScenario.identity.first { $0.name == name })
+            let (token, verifier) = try scenario.build()
+            guard case .failure(let error) = verifier.verify(token) else { return nil }
+            return error
+        }
+        #expect(try error("a Production transaction, only Sandbox accepted")?.isEnvironmentNotAccepted == true)
+        #expect(try error("a Sandbox notification, only Production accepted")?.isEnvironmentNotAccepted == true)
+        #expect(try error("no environment claim")?.isEnvironmentNotAccepted == false)
+    }
+
     /// A value quoted from an unverified header cannot put escape sequences on a terminal.
     @Test func aQuotedHeaderValueHasItsControlCharactersEscaped() throws {
         let token = try signed(header: TestJWS.header(alg: #"\u001b]0;owned\u0007\u202e"#, x5c: x5c))
