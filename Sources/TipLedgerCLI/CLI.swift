@@ -70,9 +70,9 @@ public enum CLI {
                 terminal.write(generalUsage)
                 return .success
             }
-            // What is left may say why no command was found: an option without its value, or
-            // one mistyped.
-            _ = try GlobalOptions(scanner: &scanner, environment: environment)
+            // What is left on the command line may say why no command was found: an option
+            // without its value, or one mistyped. (The environment's settings are not checked.)
+            _ = try GlobalOptions(scanner: &scanner, environment: [:])
             try scanner.finish()
             throw CLIError(.usage, "no command given", hint: "run 'tipledger --help' for the list of commands")
         }

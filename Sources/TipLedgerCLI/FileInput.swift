@@ -22,13 +22,16 @@ enum FileInput {
         return [UInt8](data)
     }
 
-    /// Why `path` cannot be read, in the system's words ("No such file or directory").
-    static func reason(_ path: String) -> String {
+    /// Why `path` cannot be read as a file (or as a directory when `directory` is true), in the
+    /// system's words where it has them ("No such file or directory").
+    static func reason(_ path: String, directory: Bool = false) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return String(cString: strerror(errno)) }
         defer { close(descriptor) }
         var status = stat()
-        if fstat(descriptor, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
+        guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
+        let isDirectory = status.st_mode & S_IFMT == S_IFDIR
+        if isDirectory != directory { return isDirectory ? "it is a directory" : "it is not a directory" }
         return "reading it failed"
     }
 

@@ -53,7 +53,7 @@ struct GlobalOptions {
             return value
         }
         databasePath = try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite"
-        guard !databasePath.isEmpty else { throw CLIError.usage("--db needs a file name") }
+        guard !databasePath.isEmpty else { throw CLIError.usage("--db needs a file name", command: scanner.command) }
         bundleIds =
             (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
@@ -63,13 +63,14 @@ struct GlobalOptions {
         let environmentList = givenEnvironments ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {
             throw CLIError.usage(
-                "--environment must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'"
-            )
+                "--environment must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'",
+                command: scanner.command)
         }
         self.environments = environments
         if let text = try setting("--app-apple-id", "TIPLEDGER_APP_APPLE_ID") {
             guard let number = Int64(text), number > 0 else {
-                throw CLIError.usage("--app-apple-id must be a positive whole number, not '\(text)'")
+                throw CLIError.usage(
+                    "--app-apple-id must be a positive whole number, not '\(text)'", command: scanner.command)
             }
             appAppleId = number
         }
@@ -79,7 +80,8 @@ struct GlobalOptions {
         listen = environment["TIPLEDGER_LISTEN"].flatMap { $0.isEmpty ? nil : $0 }
         let formatName = try scanner.value("--format") ?? "text"
         guard let format = Format(rawValue: formatName) else {
-            throw CLIError.usage("--format must be text, json or csv, not '\(formatName)'")
+            throw CLIError.usage(
+                "--format must be text, json or csv, not '\(formatName)'", command: scanner.command)
         }
         self.format = format
     }
@@ -119,7 +121,9 @@ struct GlobalOptions {
                 names = try FileManager.default.contentsOfDirectory(atPath: keysDirectory).sorted()
             } catch {
                 throw CLIError(
-                    .ioError, "cannot read the keys directory \(keysDirectory): \(FileInput.reason(keysDirectory))")
+                    .ioError,
+                    "cannot read the keys directory \(keysDirectory): \(FileInput.reason(keysDirectory, directory: true))"
+                )
             }
             let certificateFiles = names.filter {
                 [".cer", ".der", ".pem", ".crt"].contains(where: $0.lowercased().hasSuffix)

@@ -60,7 +60,13 @@ struct ServeCommand: Command {
         if let timeout = try scanner.integer("--timeout", in: 1...3600) {
             configuration.connectionTimeoutSeconds = timeout
         }
-        // Checked before anything opens: --threads may exceed the connection limit.
+        // Checked before anything opens.
+        guard configuration.connectionLimit >= configuration.workerThreads else {
+            throw CLIError.usage(
+                "--connection-limit (\(configuration.connectionLimit)) must be at least --threads "
+                    + "(\(configuration.workerThreads)): each thread serves its share of the connections",
+                command: Self.name)
+        }
         do {
             try configuration.validate()
         } catch {

@@ -14,6 +14,8 @@ import TipLedgerTestSupport
         /// Text the `error:` line must contain.
         let message: String
         var input: String = ""
+        /// Environment variables the command runs with.
+        var environment: [String: String] = [:]
         var testDescription: String { name }
     }
 
@@ -25,6 +27,9 @@ import TipLedgerTestSupport
         FailingCase(
             name: "a mistyped option and no command", arguments: ["--bogus"], message: "unknown option '--bogus'"),
         FailingCase(name: "a global option without its value", arguments: ["--db"], message: "--db needs a value"),
+        FailingCase(
+            name: "no command, and a setting in the environment that would not do", arguments: [],
+            message: "no command given", environment: ["TIPLEDGER_APP_APPLE_ID": "abc"]),
         FailingCase(
             name: "unknown option", arguments: ["verify", "--frobnicate"] + sandbox,
             message: "unknown option '--frobnicate'"),
@@ -82,14 +87,18 @@ import TipLedgerTestSupport
         FailingCase(
             name: "serve with fewer connections than threads",
             arguments: ["serve", "--threads", "8", "--connection-limit", "4"],
-            message: "connection limit 4 is not in 8…4096"),
+            message: "--connection-limit (4) must be at least --threads (8)"),
+        FailingCase(
+            name: "serve with more threads than the default connection limit",
+            arguments: ["serve", "--threads", "128"],
+            message: "--connection-limit (64) must be at least --threads (128)"),
     ]
 
     @Test(arguments: usageErrors)
     func usageErrorExitsWith64AndAHint(_ failing: FailingCase) async throws {
         try await TemporaryDirectory.with { directory in
             let result = try await TipLedgerBinary.run(
-                failing.arguments, input: .text(failing.input), in: directory.path)
+                failing.arguments, input: .text(failing.input), environment: failing.environment, in: directory.path)
             #expect(result.exited(64), "\(result.summary)")
             Self.expectErrorLines(result, containing: failing.message, hint: true)
             #expect(!directory.exists("tipledger.sqlite"), "a usage error creates no ledger")
@@ -99,7 +108,8 @@ import TipLedgerTestSupport
     /// A bad option of a command points to that command's help.
     @Test(arguments: [
         ["report", "--by"], ["serve", "--threads", "x"], ["testkit", "transaction", "--quantity", "0"],
-        ["verify", "--frobnicate"], ["finish", "--frobnicate", "1"],
+        ["verify", "--frobnicate"], ["finish", "--frobnicate", "1"], ["report", "--environment", "Staging"],
+        ["verify", "--format", "xml"], ["report", "--db", ""],
     ])
     func aBadOptionPointsToItsCommandsHelp(_ arguments: [String]) async throws {
         try await TemporaryDirectory.with { directory in
@@ -474,6 +484,17 @@ import TipLedgerTestSupport
                 ["verify", "--dry-run", "--root", name] + Self.sandbox, input: .text("x\n"), in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
             Self.expectErrorLines(result, containing: "cannot read \(name): \(reason)", hint: false)
+        }
+    }
+
+    @Test func aKeysDirectoryThatIsAFileExitsWith74SayingSo() async throws {
+        try await TemporaryDirectory.with { directory in
+            try directory.write("not a directory\n", to: "keys")
+            let result = try await TipLedgerBinary.run(
+                ["verify", "--dry-run", "--keys", "keys"] + Self.sandbox, input: .text("x\n"), in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(
+                result, containing: "cannot read the keys directory keys: it is not a directory", hint: false)
         }
     }
 
