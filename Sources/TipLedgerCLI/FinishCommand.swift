@@ -10,8 +10,9 @@ struct FinishCommand: Command {
         Usage: tipledger finish TRANSACTION_ID...
 
         Marks each transaction finished, as the app does with Transaction.finish() once it has
-        delivered the tip. Finishing twice is harmless. With --environment, only transactions
-        of those environments are matched; otherwise any environment.
+        delivered the tip. Finishing twice is harmless. With --environment (or
+        TIPLEDGER_ENVIRONMENT), only transactions of those environments are matched; otherwise
+        any environment.
 
         Exit status 1 when an id is not in the ledger.
 
