@@ -27,10 +27,10 @@ extension ReportQuery {
             self.grouping = grouping
         }
         self.since = try Self.date(since, parameter: "since", endOfDay: false)
-        let sinceText = since
         self.until = try Self.date(until, parameter: "until", endOfDay: true)
-        if let since = self.since, let until = self.until, since >= until {
-            throw ParameterError(parameter: "since", expected: "a date before until", given: sinceText ?? "")
+        if let start = self.since, let end = self.until, start >= end {
+            throw ParameterError(
+                parameter: "since", expected: "a date before until's (\(until ?? ""))", given: since ?? "")
         }
         self.environments = environments
     }

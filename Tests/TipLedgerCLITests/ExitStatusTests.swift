@@ -72,7 +72,7 @@ import TipLedgerTestSupport
             name: "bad --since date", arguments: ["report", "--since", "2025-13-45"], message: "--since takes a date"),
         FailingCase(
             name: "--since after --until", arguments: ["report", "--since", "2025-10-02", "--until", "2025-10-01"],
-            message: "--since takes a date before until, not '2025-10-02'"),
+            message: "--since takes a date before until's (2025-10-01), not '2025-10-02'"),
         FailingCase(
             name: "--commission 150%", arguments: ["report", "--commission", "150%"],
             message: "--commission takes a rate"),
