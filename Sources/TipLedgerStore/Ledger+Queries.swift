@@ -70,21 +70,20 @@ extension Ledger {
         let now = clock.now().wholeMilliseconds
         let environments = environments.sorted()
         return try write { database in
-            try database.writeTransaction {
+            let writer = RecordWriter(database: database, now: now)
+            return try database.writeTransaction {
                 try transactionIds.map { id in
                     var found = false
                     var finishedAny = false
                     for environment in environments {
                         guard
-                            let finished = try database.queryOne(
-                                "SELECT finished_ms IS NOT NULL FROM transactions WHERE environment = ? AND transaction_id = ?",
-                                environment.rawValue, id, row: { $0.int64(0) == 1 })
+                            try database.queryOne(
+                                "SELECT 1 FROM transactions WHERE environment = ? AND transaction_id = ?",
+                                environment.rawValue, id, row: { _ in true }) != nil
                         else { continue }
                         found = true
-                        if !finished {
-                            let writer = RecordWriter(database: database, now: now)
-                            finishedAny = try writer.finishTransaction(environment, id, source: "finish") || finishedAny
-                        }
+                        // Changes only a row not finished yet.
+                        finishedAny = try writer.finishTransaction(environment, id, source: "finish") || finishedAny
                     }
                     guard found else { return (id, .notFound) }
                     return (id, finishedAny ? .finished : .alreadyFinished)
