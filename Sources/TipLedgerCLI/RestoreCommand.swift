@@ -73,15 +73,18 @@ struct RestoreCommand: Command {
         case .appTransactionId(let id): who = "app transaction \(id)"
         }
         // The totals count every tip; a listed tip counts its net amount.
-        var listed: [String: Int64] = [:]
+        struct Pot: Hashable {
+            let environment: AppStoreEnvironment
+            let currency: String?
+        }
+        var listed: [Pot: Int64] = [:]
         for tip in restore.transactions {
-            listed["\(tip.environment.rawValue) \(tip.currency ?? "-")", default: 0] += tip.netMilli
+            listed[Pot(environment: tip.environment, currency: tip.currency), default: 0] += tip.netMilli
         }
         var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
-        var totalRows = 0
         var countsUnlisted = false
         for total in restore.totals {
-            let shown = listed["\(total.environment.rawValue) \(total.currency ?? "-")"]
+            let shown = listed[Pot(environment: total.environment, currency: total.currency)]
             // A currency of only fully refunded or revoked tips, none listed, adds nothing to say.
             if shown == nil && total.netMilli == 0 { continue }
             countsUnlisted = countsUnlisted || total.netMilli != shown ?? 0
@@ -89,10 +92,9 @@ struct RestoreCommand: Command {
                 Money.decimal(total.netMilli, currency: total.currency), total.environment.rawValue,
                 total.currency ?? "-",
             ])
-            totalRows += 1
         }
         let leftOut = includeAll ? "" : " (refunded and revoked ones left out; --all lists them)"
-        guard !restore.transactions.isEmpty || totalRows > 0 else {
+        guard !restore.transactions.isEmpty || !totals.rows.isEmpty else {
             return "\(who): no tips\(restore.totals.isEmpty ? "" : leftOut)\n"
         }
         var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")\(leftOut)\n"

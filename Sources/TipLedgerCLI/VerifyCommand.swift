@@ -212,7 +212,12 @@ struct VerifyCommand: Command {
 
 /// Transactions that recording a batch may change, by environment and id.
 struct TouchedTransactions {
-    private var keys: Set<String> = []
+    private struct Key: Hashable {
+        let environment: AppStoreEnvironment
+        let transactionId: String
+    }
+
+    private var keys: Set<Key> = []
 
     mutating func insert(_ payload: VerifiedPayload) {
         let id: String? =
@@ -221,16 +226,12 @@ struct TouchedTransactions {
             case .notification(let notification): notification.transaction?.transactionId
             case .renewalInfo, .appTransaction: nil
             }
-        if let id { keys.insert(Self.key(payload.environment, id)) }
+        if let id { keys.insert(Key(environment: payload.environment, transactionId: id)) }
     }
 
     func contains(_ known: KnownToken) -> Bool {
         guard !keys.isEmpty, let id = known.result.transactionId else { return false }
-        return keys.contains(Self.key(known.environment, id))
-    }
-
-    private static func key(_ environment: AppStoreEnvironment, _ id: String) -> String {
-        "\(environment.rawValue) \(id)"
+        return keys.contains(Key(environment: known.environment, transactionId: id))
     }
 }
 
