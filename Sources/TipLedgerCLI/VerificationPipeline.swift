@@ -83,7 +83,7 @@ struct VerificationPipeline {
             batch.group.enter()
             queue.async {
                 let share = Array(stride(from: worker, to: lines.count, by: workers))
-                let digests = hashesTokens ? share.map { Self.digest(lines[$0]) } : nil
+                let digests = hashesTokens ? share.map { Self.digest(lines[$0], with: verifier) } : nil
                 let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
                 for (offset, index) in share.enumerated() {
                     if let token = known?[offset] {
@@ -109,8 +109,8 @@ struct VerificationPipeline {
     }
 
     /// The evidence key of the token a line carries; nil when the line cannot be one.
-    static func digest(_ line: InputLine) -> [UInt8]? {
-        line.text.flatMap(UnverifiedJWS.tokenDigest(ofLine:))
+    static func digest(_ line: InputLine, with verifier: Verifier) -> [UInt8]? {
+        line.text.flatMap(verifier.tokenDigest(ofLine:))
     }
 
     static func verify(_ line: InputLine, with verifier: Verifier) -> Result<VerifiedPayload, VerificationError> {

@@ -166,7 +166,7 @@ struct VerifyCommand: Command {
             // The workers hashed every token they verified; the ledger need not hash it again.
             let digests = toRecord.map { index, _ -> [UInt8]? in
                 if case .checked(_, let digest) = items[index].outcome { return digest }
-                return VerificationPipeline.digest(items[index].line)
+                return VerificationPipeline.digest(items[index].line, with: verifier)
             }
             let known = digests.allSatisfy { $0 != nil } ? digests.compactMap { $0 } : nil
             let results = try ledger.record(toRecord.map(\.1), tokenDigests: known, finish: finish)

@@ -21,6 +21,8 @@ public struct UnverifiedJWS: Sendable {
     public let signature: [UInt8]
     /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
     let signingInputCount: Int
+    /// SHA-256 partway through the token, after `header "."`, when the header was cached.
+    let tokenPrefix: SHA256Prefix?
 
     /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
     public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
@@ -54,12 +56,13 @@ public struct UnverifiedJWS: Sendable {
             throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
         }
         let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
+        var known = headers?.header(for: headerSegment)
         let header: JSONObject
-        if let known = headers?.header(for: headerSegment) {
-            header = known
+        if let known {
+            header = known.header
         } else {
             header = try decodeObject(headerSegment, part: "header")
-            headers?.remember(header, for: headerSegment)
+            known = headers?.remember(header, for: headerSegment)
         }
         let payload = try decodeObject(
             UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), part: "payload")
@@ -68,7 +71,8 @@ public struct UnverifiedJWS: Sendable {
             throw VerificationError(.malformedJWS, "the signature is not base64url")
         }
         return UnverifiedJWS(
-            token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot)
+            token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot,
+            tokenPrefix: known?.tokenPrefix)
     }
 
     /// The index of the first `.` at or after `start`, found with `memchr`.
@@ -108,15 +112,36 @@ public struct UnverifiedJWS: Sendable {
         return Array(token.utf8.prefix(count)).withUnsafeBytes(body)
     }
 
+    /// SHA-256 of the signing input, continued from the cached header's state when there is one.
+    func signingInputDigest() -> [UInt8] {
+        withSigningInput { input in
+            guard let tokenPrefix, tokenPrefix.byteCount <= input.count else { return SHA256.hash(input) }
+            return tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rebasing: input[tokenPrefix.byteCount...]))
+        }
+    }
+
     /// SHA-256 of the token an input line carries (the `signedPayload` of a webhook body), as
     /// received: the key the ledger stores evidence under. Nil when the line is not one.
     public static func tokenDigest(ofLine line: String) -> [UInt8]? {
+        tokenDigest(ofLine: line, headers: nil)
+    }
+
+    /// `tokenDigest(ofLine:)`, continued from the state `headers` holds for the token's header
+    /// when it holds one.
+    static func tokenDigest(ofLine line: String, headers: HeaderCache?) -> [UInt8]? {
         var token = trimmed(line)
         if token.utf8.first == UInt8(ascii: "{") {
             guard let inner = try? WebhookBody.signedPayload(of: token) else { return nil }
             token = trimmed(inner)
         }
-        return SHA256.hash(token.utf8)
+        guard let headers else { return SHA256.hash(token.utf8) }
+        return token.withUTF8 { bytes in
+            guard let firstDot = dot(in: bytes, from: 0),
+                let known = headers.header(for: UnsafeBufferPointer(rebasing: bytes[..<firstDot]))
+            else { return SHA256.hash(UnsafeRawBufferPointer(bytes)) }
+            let rest = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)...])
+            return known.tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rest))
+        }
     }
 
     /// `text` without the ASCII whitespace (space, tab, CR, LF) around it.

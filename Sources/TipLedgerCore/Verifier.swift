@@ -126,6 +126,12 @@ public final class Verifier: Sendable {
         }
     }
 
+    /// SHA-256 of the token a line carries, as `UnverifiedJWS.tokenDigest(ofLine:)` gives it;
+    /// the header of a token already verified is not hashed again.
+    public func tokenDigest(ofLine line: String) -> [UInt8]? {
+        UnverifiedJWS.tokenDigest(ofLine: line, headers: headers)
+    }
+
     // MARK: Step 3: header
 
     private func checkAlgorithm(_ header: JSONObject) throws(VerificationError) {
@@ -278,9 +284,8 @@ public final class Verifier: Sendable {
             throw VerificationError(
                 .badSignature, "the signature is \(jws.signature.count) bytes; ES256 requires 64 (raw R‖S)")
         }
-        let valid = jws.signature.withUnsafeBytes { signature in
-            jws.withSigningInput { key.isValidES256Signature(signature, over: $0) }
-        }
+        let digest = jws.signingInputDigest()
+        let valid = jws.signature.withUnsafeBytes { key.isValidES256Signature($0, digest: digest) }
         guard valid else {
             throw VerificationError(.badSignature, "the signature does not match the signed content")
         }

@@ -68,7 +68,13 @@ public final class PublicKey: @unchecked Sendable {
     /// context (see "EVP_PKEY_verify(3)": the digest is the signed data). OpenSSL decodes the DER
     /// strictly and checks 0 < r, s < n itself.
     public func isValidSignature(der derSignature: [UInt8], over message: UnsafeRawBufferPointer) -> Bool {
-        let digest = SHA256.hash(message)
+        isValidSignature(der: derSignature, digest: SHA256.hash(message))
+    }
+
+    /// Whether `derSignature` is a valid ECDSA signature over the message whose SHA-256 is
+    /// `digest` (32 bytes).
+    public func isValidSignature(der derSignature: [UInt8], digest: [UInt8]) -> Bool {
+        guard digest.count == SHA256.byteCount else { return false }
         guard let context = verifiers.withLock({ $0.popLast() }) ?? newVerifier() else { return false }
         let status = derSignature.withUnsafeBufferPointer { signature in
             digest.withUnsafeBufferPointer { digest in
@@ -110,6 +116,13 @@ public final class PublicKey: @unchecked Sendable {
     ) -> Bool {
         guard let der = ES256Signature.der(fromRaw: rawSignature) else { return false }
         return isValidSignature(der: der, over: message)
+    }
+
+    /// Whether `rawSignature` is a valid ES256 signature (raw 64-byte `R‖S`) over the message
+    /// whose SHA-256 is `digest`.
+    public func isValidES256Signature(_ rawSignature: UnsafeRawBufferPointer, digest: [UInt8]) -> Bool {
+        guard let der = ES256Signature.der(fromRaw: rawSignature) else { return false }
+        return isValidSignature(der: der, digest: digest)
     }
 
     /// Whether `rawSignature` is a valid ES256 signature (raw 64-byte `R‖S`) over `message`.

@@ -32,15 +32,38 @@ import TipLedgerTestSupport
         #expect(verifier.rejection(of: genuine) == nil)
     }
 
+    @Test func digestsContinuedFromACachedHeaderAreTheTokensOwn() throws {
+        let verifier = try TestChains.verifier()
+        let first = try TestChains.transaction(id: "2000000000000621")
+        let second = try TestChains.transaction(id: "2000000000000622")
+        // Not yet cached, then cached by verifying the first token.
+        #expect(verifier.tokenDigest(ofLine: second) == SHA256.hash(second.utf8))
+        _ = try verifier.verifyTransaction(first)
+        #expect(verifier.headers.count == 1)
+        for token in [first, second] {
+            #expect(verifier.tokenDigest(ofLine: token) == SHA256.hash(token.utf8))
+            #expect(verifier.tokenDigest(ofLine: "  \(token)\r") == SHA256.hash(token.utf8))
+            let webhook = #"{"signedPayload":"\#(token)"}"#
+            #expect(verifier.tokenDigest(ofLine: webhook) == SHA256.hash(token.utf8))
+        }
+        #expect(verifier.tokenDigest(ofLine: "{not json") == nil)
+        // Another token with the cached header still verifies through the continued digest,
+        // and one whose payload was changed does not.
+        _ = try verifier.verifyTransaction(second)
+        var parts = second.split(separator: ".").map(String.init)
+        parts[1] = try TestChains.transaction(id: "2000000000000623").split(separator: ".").map(String.init)[1]
+        #expect(verifier.rejection(of: parts.joined(separator: ".")) == .badSignature)
+    }
+
     @Test func theCacheIsBounded() throws {
         let cache = HeaderCache(capacity: 3)
         for index in 0..<10 {
             let text = Array("header-\(index)".utf8)
-            text.withUnsafeBufferPointer { cache.remember(["n": .integer(Int64(index))], for: $0) }
+            _ = text.withUnsafeBufferPointer { cache.remember(["n": .integer(Int64(index))], for: $0) }
         }
         #expect(cache.count == 3)
         let last = Array("header-9".utf8)
-        #expect(last.withUnsafeBufferPointer { cache.header(for: $0) } == ["n": .integer(9)])
+        #expect(last.withUnsafeBufferPointer { cache.header(for: $0)?.header } == ["n": .integer(9)])
         let first = Array("header-0".utf8)
         #expect(first.withUnsafeBufferPointer { cache.header(for: $0) } == nil)
     }

@@ -95,4 +95,23 @@ import TipLedgerTestSupport
             SHA256.hexDigest(Array("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         #expect(SHA256.hexDigest([UInt8]()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
+
+    @Test func aHashedPrefixFinishesToTheDigestOfTheWholeMessage() {
+        // 200 bytes: splits fall before, on and after SHA-256's 64-byte block boundaries.
+        let message = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let whole = SHA256.hash(message)
+        for split in [0, 1, 63, 64, 65, 128, 199, 200] {
+            let head = Array(message[..<split])
+            let tail = Array(message[split...])
+            let prefix = head.withUnsafeBytes { SHA256Prefix($0) }
+            #expect(prefix.byteCount == split)
+            #expect(tail.withUnsafeBytes { prefix.hash(continuingWith: $0) } == whole, "split at \(split)")
+            // The prefix is not consumed: a second message from it finishes as its own digest.
+            #expect([UInt8]().withUnsafeBytes { prefix.hash(continuingWith: $0) } == SHA256.hash(head))
+        }
+        // A prefix of several parts is their concatenation.
+        let parts = [Array(message[..<10]), Array(message[10..<100])]
+        let twoParts = parts[0].withUnsafeBytes { first in parts[1].withUnsafeBytes { SHA256Prefix(first, $0) } }
+        #expect(Array(message[100...]).withUnsafeBytes { twoParts.hash(continuingWith: $0) } == whole)
+    }
 }
