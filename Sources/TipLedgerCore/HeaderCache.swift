@@ -13,16 +13,9 @@ internal import TipLedgerCrypto
 /// in use; lookups compare the whole text, so a hit is always the same header. Bounded and safe
 /// to share between threads.
 final class HeaderCache: Sendable {
-    /// A header seen before: its decoding, and SHA-256 partway through every token that starts
-    /// with it (the header and the `.` after it).
-    struct Known: Sendable {
-        let header: JSONObject
-        let tokenPrefix: SHA256Prefix
-    }
-
     private struct Entry {
         let text: [UInt8]
-        let known: Known
+        let known: KnownHeader
     }
 
     let capacity: Int
@@ -32,25 +25,17 @@ final class HeaderCache: Sendable {
         self.capacity = capacity
     }
 
-    /// The header decoded from exactly `segment`, if it was seen before.
-    func header(for segment: UnsafeBufferPointer<UInt8>) -> Known? {
-        guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
-        return entries.withLock { entries in
-            for entry in entries where entry.text.count == segment.count {
-                let same = entry.text.withUnsafeBufferPointer { memcmp($0.baseAddress!, start, segment.count) == 0 }
-                if same { return entry.known }
-            }
-            return nil
-        }
+    /// What was learnt about exactly `segment`, if it was seen before.
+    func header(for segment: UnsafeBufferPointer<UInt8>) -> KnownHeader? {
+        entries.withLock { entries in Self.index(of: segment, in: entries).map { entries[$0].known } }
     }
 
     /// Remembers `header` as the decoding of `segment`, dropping the oldest entry when full;
     /// returns what later lookups of `segment` will find.
-    @discardableResult
-    func remember(_ header: JSONObject, for segment: UnsafeBufferPointer<UInt8>) -> Known {
+    func remember(_ header: JSONObject, for segment: UnsafeBufferPointer<UInt8>) -> KnownHeader {
         let dot: [UInt8] = [UInt8(ascii: ".")]
         let known = dot.withUnsafeBytes {
-            Known(header: header, tokenPrefix: SHA256Prefix(UnsafeRawBufferPointer(segment), $0))
+            KnownHeader(header: header, tokenPrefix: SHA256Prefix(UnsafeRawBufferPointer(segment), $0), chain: nil)
         }
         // Headers of legitimate tokens are a few KB; keep larger ones out of the cache.
         guard segment.count <= 16 * 1024 else { return known }
@@ -62,5 +47,44 @@ final class HeaderCache: Sendable {
         return known
     }
 
+    /// Records that `known`, the entry for `segment`, names a chain validated as `chain`; later
+    /// tokens with this header skip the header and chain checks (see `KnownHeader.chain`).
+    func resolve(_ known: KnownHeader, for segment: UnsafeBufferPointer<UInt8>, chain: ChainCache.Entry) {
+        let resolved = KnownHeader(header: known.header, tokenPrefix: known.tokenPrefix, chain: chain)
+        entries.withLock { entries in
+            guard let index = Self.index(of: segment, in: entries), entries[index].known === known else { return }
+            entries[index] = Entry(text: entries[index].text, known: resolved)
+        }
+    }
+
     var count: Int { entries.withLock { $0.count } }
+
+    private static func index(of segment: UnsafeBufferPointer<UInt8>, in entries: [Entry]) -> Int? {
+        guard let start = segment.baseAddress, !segment.isEmpty else { return nil }
+        return entries.firstIndex { entry in
+            entry.text.count == segment.count
+                && entry.text.withUnsafeBufferPointer { memcmp($0.baseAddress!, start, segment.count) == 0 }
+        }
+    }
+}
+
+/// A header seen before: its decoding, SHA-256 partway through every token that starts with it
+/// (the header and the `.` after it), and the chain its `x5c` was validated as, once it was.
+///
+/// Immutable, so threads share it without copying its parts; resolving a chain replaces the
+/// cache's entry with a new instance.
+final class KnownHeader: Sendable {
+    let header: JSONObject
+    let tokenPrefix: SHA256Prefix
+    /// Set once this header passed the header checks (algorithm, `crit`, the `x5c` entries) and
+    /// its three certificates were validated as a chain with Apple's roles; all of that depends
+    /// only on the header's bytes and the verifier, so only the chain's validity at each
+    /// payload's own time is left to check.
+    let chain: ChainCache.Entry?
+
+    init(header: JSONObject, tokenPrefix: SHA256Prefix, chain: ChainCache.Entry?) {
+        self.header = header
+        self.tokenPrefix = tokenPrefix
+        self.chain = chain
+    }
 }

@@ -21,8 +21,10 @@ public struct UnverifiedJWS: Sendable {
     public let signature: [UInt8]
     /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
     let signingInputCount: Int
-    /// SHA-256 partway through the token, after `header "."`, when the header was cached.
-    let tokenPrefix: SHA256Prefix?
+    /// Length in bytes of the header part at the start of `token`.
+    let headerByteCount: Int
+    /// What the verifier's cache knew of the header when the token was parsed.
+    let knownHeader: KnownHeader?
 
     /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
     public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
@@ -72,7 +74,7 @@ public struct UnverifiedJWS: Sendable {
         }
         return UnverifiedJWS(
             token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot,
-            tokenPrefix: known?.tokenPrefix)
+            headerByteCount: firstDot, knownHeader: known)
     }
 
     /// The index of the first `.` at or after `start`, found with `memchr`.
@@ -112,10 +114,19 @@ public struct UnverifiedJWS: Sendable {
         return Array(token.utf8.prefix(count)).withUnsafeBytes(body)
     }
 
+    /// Calls `body` with the header part of the token, exactly as received.
+    func withHeaderSegment<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withSigningInput { input in
+            input.withMemoryRebound(to: UInt8.self) { body(UnsafeBufferPointer(rebasing: $0[..<headerByteCount])) }
+        }
+    }
+
     /// SHA-256 of the signing input, continued from the cached header's state when there is one.
     func signingInputDigest() -> [UInt8] {
         withSigningInput { input in
-            guard let tokenPrefix, tokenPrefix.byteCount <= input.count else { return SHA256.hash(input) }
+            guard let tokenPrefix = knownHeader?.tokenPrefix, tokenPrefix.byteCount <= input.count else {
+                return SHA256.hash(input)
+            }
             return tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rebasing: input[tokenPrefix.byteCount...]))
         }
     }

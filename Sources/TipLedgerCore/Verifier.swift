@@ -78,12 +78,24 @@ public final class Verifier: Sendable {
     /// Verifies a JWS as `kind`, or as the kind its payload shows when `kind` is nil.
     public func verifyPayload(_ token: String, as expected: PayloadKind?) throws(VerificationError) -> VerifiedPayload {
         let jws = try UnverifiedJWS.parse(token, headers: headers)
-        try checkAlgorithm(jws.header)
-        let x5c = try certificateTexts(jws.header)
+        // A header whose chain was resolved before passed steps 3 and 5 but for the time.
+        let resolved = jws.knownHeader?.chain
+        let x5c: [String]
+        if resolved == nil {
+            try checkAlgorithm(jws.header)
+            x5c = try certificateTexts(jws.header)
+        } else {
+            x5c = []
+        }
         let kind: PayloadKind
         if let expected { kind = expected } else { kind = try detectKind(jws.payload) }
         let (effectiveDate, usedClock) = try effectiveDate(of: jws.payload, kind: kind)
-        let signer = try signingKey(x5c, at: effectiveDate)
+        let signer: Signer
+        if let resolved {
+            signer = try checkValidity(of: resolved, at: effectiveDate)
+        } else {
+            signer = try signingKey(x5c, at: effectiveDate, resolving: jws)
+        }
         try checkSignature(jws, key: signer.key)
         let reader = PayloadReader(jws.payload)
         do {
@@ -191,7 +203,21 @@ public final class Verifier: Sendable {
         let isLocalTesting: Bool
     }
 
-    private func signingKey(_ x5c: [String], at date: AppleDate) throws(VerificationError) -> Signer {
+    /// The signer of a chain validated before, if the chain is valid at `date`.
+    private func checkValidity(of chain: ChainCache.Entry, at date: AppleDate) throws(VerificationError) -> Signer {
+        guard chain.isValid(atSeconds: date.wholeSeconds) else {
+            throw VerificationError(
+                .certificateNotValidAtSignedDate,
+                "a certificate of the chain is not valid at \(date), the payload's effective time")
+        }
+        return Signer(key: chain.leafKey, isLocalTesting: false)
+    }
+
+    /// The key of the chain `x5c` names, validated at `date`; a three-certificate chain is
+    /// remembered for `jws`'s header, so later tokens with it only check the time.
+    private func signingKey(_ x5c: [String], at date: AppleDate, resolving jws: UnverifiedJWS) throws(VerificationError)
+        -> Signer
+    {
         let seconds = date.wholeSeconds
         if x5c.count == 1 {
             return try localTestingKey(x5c[0], at: seconds)
@@ -202,12 +228,8 @@ public final class Verifier: Sendable {
                 _ = try certificate(x5c[2], index: 2)
                 chains.noteThirdCertificate(x5c[2], for: key)
             }
-            guard entry.isValid(atSeconds: seconds) else {
-                throw VerificationError(
-                    .certificateNotValidAtSignedDate,
-                    "a certificate of the chain is not valid at \(date), the payload's effective time")
-            }
-            return Signer(key: entry.leafKey, isLocalTesting: false)
+            remember(entry, for: jws)
+            return try checkValidity(of: entry, at: date)
         }
         let leaf = try certificate(x5c[0], index: 0)
         let intermediate = try certificate(x5c[1], index: 1)
@@ -221,8 +243,16 @@ public final class Verifier: Sendable {
             throw VerificationError(.untrustedChain, reason)
         }
         let leafKey = try checkRoles(chain)
-        chains.store(ChainCache.Entry(chain: chain, leafKey: leafKey, thirdCertificate: x5c[2]), for: key)
+        let entry = ChainCache.Entry(chain: chain, leafKey: leafKey, thirdCertificate: x5c[2])
+        chains.store(entry, for: key)
+        remember(entry, for: jws)
         return Signer(key: leafKey, isLocalTesting: false)
+    }
+
+    /// Notes in the header cache that `jws`'s header names the validated `chain`.
+    private func remember(_ chain: ChainCache.Entry, for jws: UnverifiedJWS) {
+        guard let known = jws.knownHeader, known.chain == nil else { return }
+        jws.withHeaderSegment { headers.resolve(known, for: $0, chain: chain) }
     }
 
     /// CA and leaf roles, Apple's marker OIDs and the leaf's curve; returns the leaf's key.

@@ -55,6 +55,30 @@ import TipLedgerTestSupport
         #expect(verifier.rejection(of: parts.joined(separator: ".")) == .badSignature)
     }
 
+    @Test func aResolvedHeaderSkipsOnlyWhatItsBytesDecide() throws {
+        let pki = TestChains.shortLivedLeaf
+        let verifier = try TestChains.verifier(trusting: pki)
+        let good = try TestJWS.sign(TestPayloads.transaction(), pki: pki)
+        let segment = Array(good.utf8.prefix { $0 != UInt8(ascii: ".") })
+        #expect(segment.withUnsafeBufferPointer { verifier.headers.header(for: $0)?.chain } == nil)
+        #expect(verifier.rejection(of: good) == nil)
+        // The header now names its validated chain.
+        #expect(segment.withUnsafeBufferPointer { verifier.headers.header(for: $0)?.chain } != nil)
+        // Tokens with that header still have their time, signature and payload checked.
+        let day: Int64 = 86_400_000
+        let late = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.leaf.notAfter * 1000 + day)]), pki: pki)
+        #expect(late.hasPrefix(String(decoding: segment, as: UTF8.self) + "."))
+        #expect(verifier.rejection(of: late) == .certificateNotValidAtSignedDate)
+        var parts = good.split(separator: ".").map(String.init)
+        let another = try TestJWS.sign(TestPayloads.transaction(["transactionId": "\"2000000000000002\""]), pki: pki)
+        parts[1] = another.split(separator: ".").map(String.init)[1]
+        #expect(verifier.rejection(of: parts.joined(separator: ".")) == .badSignature)
+        let otherBundle = try TestJWS.sign(TestPayloads.transaction(["bundleId": "\"com.example.other\""]), pki: pki)
+        #expect(verifier.rejection(of: otherBundle) == .wrongBundleId)
+        #expect(verifier.rejection(of: good) == nil)
+    }
+
     @Test func theCacheIsBounded() throws {
         let cache = HeaderCache(capacity: 3)
         for index in 0..<10 {
