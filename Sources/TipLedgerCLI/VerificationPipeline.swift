@@ -24,6 +24,9 @@ struct VerificationPipeline {
     /// answer per digest, in order), so they need no verification; called on the worker
     /// threads, once per worker and batch. A nil answer (or a failed lookup) means "verify it".
     var knownTokens: (@Sendable ([[UInt8]]) -> [KnownToken?])? = nil
+    /// Called once, as soon as the input is known to end: the last batch has been read, and the
+    /// batches before it may not have been consumed yet.
+    var inputEnds: (() -> Void)? = nil
 
     /// What became of one line.
     enum Outcome {
@@ -45,8 +48,13 @@ struct VerificationPipeline {
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
         var inFlight: Batch? = nil
+        var ended = false
         while true {
             let lines = readBatch(&reader, size: size)
+            if lines.count < size && !ended {
+                ended = true
+                inputEnds?()
+            }
             size = min(batchSize, size * 2)
             let next = lines.isEmpty ? nil : try start(lines)
             if let inFlight { try consume(inFlight.items()) }

@@ -93,6 +93,13 @@ public final class Ledger: Sendable {
         }
     }
 
+    /// Starts copying the log into the file in the background now, rather than when it has
+    /// grown by the checkpoint threshold: for a writer that is about to finish, so that closing
+    /// the ledger (which copies whatever is left) has little to do.
+    public func checkpointSoon() {
+        checkpointer?.request()
+    }
+
     /// Runs `body` with the writing connection, holding its lock.
     func withDatabase<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try connection.withLock(body)

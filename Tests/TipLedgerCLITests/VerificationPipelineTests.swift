@@ -101,6 +101,24 @@ import TipLedgerTestSupport
         }
     }
 
+    /// The end of the input is told once, as soon as a read comes back short: while the batch
+    /// read before it is still to be handed over, when there is one.
+    @Test(arguments: [
+        (lines: 10, events: ["4", "end", "4", "2"]), (lines: 8, events: ["4", "end", "4"]),
+        (lines: 3, events: ["end", "3"]), (lines: 0, events: ["end"]),
+    ])
+    func theEndOfTheInputIsToldOnceAsSoonAsItIsRead(lines count: Int, events expected: [String]) throws {
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(Array(try Self.input(lines: 10).prefix(count)), in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.batchSize = 4
+        var events: [String] = []
+        pipeline.inputEnds = { events.append("end") }
+        try pipeline.run(&reader) { events.append("\($0.count)") }
+        #expect(events == expected)
+    }
+
     #if os(Linux)
         /// Workers given a lower quality of service run at a lower scheduling priority (a higher
         /// nice value) than the thread that consumes the batches, so it wins the CPU from them.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import Testing
 import TipLedgerCore
 import TipLedgerTestSupport
@@ -34,5 +35,27 @@ import TipLedgerTestSupport
         // Far fewer checkpoints than commits.
         #expect(checkpoints < 20)
         #expect(try ledger.integrityCheck() == "ok")
+    }
+
+    @Test func aWriterAboutToFinishCanHaveTheLogCopiedAtOnce() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("ledger.sqlite")
+        let ledger = try Ledger.open(
+            path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)),
+            busyTimeout: .seconds(5), checkpointFrames: 100_000)
+        let checkpointer = try #require(ledger.checkpointer)
+        try record(1...20, into: ledger)
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) == 0)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) == 1)
+        // Everything committed is in the file now: a reader that ignores the log sees all 20.
+        let copy = directory.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let rows = try Ledger.open(path: copy).withReader { database in
+            try database.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
+        }
+        #expect(rows == 20)
     }
 }
