@@ -16,13 +16,18 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A new ledger in `directory` that checkpoints every `checkpointFrames` frames.
+    private func ledger(in directory: TemporaryDirectory, checkpointFrames: Int) throws -> (Ledger, Checkpointer) {
+        let ledger = try Ledger.open(
+            path: directory.file("ledger.sqlite"),
+            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)), busyTimeout: .seconds(5),
+            checkpointFrames: checkpointFrames)
+        return (ledger, try #require(ledger.checkpointer))
+    }
+
     @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("ledger.sqlite")
-        let ledger = try Ledger.open(
-            path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)),
-            busyTimeout: .seconds(5), checkpointFrames: 200)
-        let checkpointer = try #require(ledger.checkpointer)
+        let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 200)
         // The schema and one recorded transaction stay well under 200 frames.
         try record(1...1, into: ledger)
         checkpointer.waitUntilIdle()
@@ -39,11 +44,7 @@ import TipLedgerTestSupport
 
     @Test func aWriterAboutToFinishCanHaveTheLogCopiedAtOnce() throws {
         let directory = try TemporaryDirectory()
-        let path = directory.file("ledger.sqlite")
-        let ledger = try Ledger.open(
-            path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)),
-            busyTimeout: .seconds(5), checkpointFrames: 100_000)
-        let checkpointer = try #require(ledger.checkpointer)
+        let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000)
         try record(1...20, into: ledger)
         checkpointer.waitUntilIdle()
         #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) == 0)
@@ -52,7 +53,7 @@ import TipLedgerTestSupport
         #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) == 1)
         // Everything committed is in the file now: a reader that ignores the log sees all 20.
         let copy = directory.file("copy.sqlite")
-        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        try FileManager.default.copyItem(atPath: directory.file("ledger.sqlite"), toPath: copy)
         let rows = try Ledger.open(path: copy).withReader { database in
             try database.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
         }
