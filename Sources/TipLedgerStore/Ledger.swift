@@ -204,9 +204,9 @@ final class ReaderPool: Sendable {
 /// into the file once rather than once per commit. Recording 200,000 lines took a fifth less
 /// time than with a checkpoint after every commit.
 final class Checkpointer: Sendable {
-    /// Frames (pages) the log may hold before the writer restarts it: about 16 MB.
+    /// Frames (pages) the log may hold before the writer restarts it: 32 MiB of 8 KiB pages.
     static let restartFrames: Int64 = 4096
-    /// Frames committed to the log between two checkpoints, by default: about 128 MB.
+    /// Frames committed to the log between two checkpoints, by default: 256 MiB of 8 KiB pages.
     static let checkpointFrames = 32_768
 
     let checkpointFrames: Int
