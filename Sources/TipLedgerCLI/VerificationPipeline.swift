@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Dispatch
 internal import FoundationEssentials
+internal import Synchronization
 internal import TipLedgerCore
 internal import TipLedgerStore
 
@@ -22,7 +23,8 @@ struct VerificationPipeline {
     var hashesTokens = false
     /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
     /// answer per digest, in order), so they need no verification; called on the worker
-    /// threads, once per worker and batch. A nil answer (or a failed lookup) means "verify it".
+    /// threads, once per chunk of lines a worker takes. A nil answer (or a failed lookup) means
+    /// "verify it".
     var knownTokens: (@Sendable ([[UInt8]]) -> [KnownToken?])? = nil
     /// Called once, as soon as the input is known to end: the last batch has been read, and the
     /// batches before it may not have been consumed yet.
@@ -79,26 +81,29 @@ struct VerificationPipeline {
     /// Starts checking a batch in the background: each line is looked up as a known token,
     /// else verified.
     private func start(_ lines: [InputLine]) throws -> Batch {
-        let batch = Batch(lines: lines)
+        let workers = min(self.workers, lines.count)
+        let batch = Batch(lines: lines, chunkSize: max(1, min(Self.chunkSize, lines.count / (workers * 4))))
         let verifier = self.verifier
         let knownTokens = self.knownTokens
         let hashesTokens = hashesTokens || knownTokens != nil
-        let workers = min(self.workers, lines.count)
         // One block per worker, each on a thread of the workers' priority (concurrentPerform
         // would run some shares on threads of the default priority).
         let queue = DispatchQueue.global(qos: workerPriority)
-        for worker in 0..<workers {
+        for _ in 0..<workers {
             batch.group.enter()
             queue.async {
-                let share = Array(stride(from: worker, to: lines.count, by: workers))
-                let digests = hashesTokens ? share.map { Self.digest(lines[$0], with: verifier) } : nil
-                let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
-                for (offset, index) in share.enumerated() {
-                    if let token = known?[offset] {
-                        batch.slots.set(index, .known(token))
-                    } else {
-                        let result = Self.verify(lines[index], with: verifier)
-                        batch.slots.set(index, .checked(result, digest: digests?[offset]))
+                // Lines are taken a chunk at a time, so all workers finish together even when
+                // one of them got less of the CPU (the writer's thread shares it).
+                while let share = batch.nextChunk() {
+                    let digests = hashesTokens ? share.map { Self.digest(lines[$0], with: verifier) } : nil
+                    let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
+                    for (offset, index) in share.enumerated() {
+                        if let token = known?[offset] {
+                            batch.slots.set(index, .known(token))
+                        } else {
+                            let result = Self.verify(lines[index], with: verifier)
+                            batch.slots.set(index, .checked(result, digest: digests?[offset]))
+                        }
                     }
                 }
                 batch.group.leave()
@@ -106,6 +111,11 @@ struct VerificationPipeline {
         }
         return batch
     }
+
+    /// Most lines a worker takes at a time: few enough that workers finish a batch within a few
+    /// lines of each other, enough that repeats are looked up many at once. A small batch is
+    /// cut finer, into at least four chunks per worker.
+    static let chunkSize = 64
 
     /// The known token for each digest, or nil: lines that cannot carry a token have no digest
     /// and are not looked up.
@@ -140,10 +150,22 @@ struct VerificationPipeline {
         let lines: [InputLine]
         let slots: ResultSlots
         let group = DispatchGroup()
+        /// Lines a worker takes at a time.
+        let chunkSize: Int
+        /// The first line no worker has taken yet.
+        private let taken = Atomic(0)
 
-        init(lines: [InputLine]) {
+        init(lines: [InputLine], chunkSize: Int) {
             self.lines = lines
             self.slots = ResultSlots(count: lines.count)
+            self.chunkSize = chunkSize
+        }
+
+        /// The indexes of the next lines to check, or nil once every line was taken.
+        func nextChunk() -> Range<Int>? {
+            let start = taken.add(chunkSize, ordering: .relaxed).oldValue
+            guard start < lines.count else { return nil }
+            return start..<min(start + chunkSize, lines.count)
         }
 
         /// Waits for the workers, then returns the items in input order.

@@ -101,6 +101,41 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Workers take a batch's lines a few at a time: a worker held up (here, the first to ask)
+    /// leaves the rest of the batch to the others instead of half of it waiting for it.
+    @Test func aWorkerHeldUpLeavesItsShareToTheOthers() throws {
+        let lines = try Self.input(lines: 64)
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(lines, in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.workers = 2
+        let firstCall = Atomic(true)
+        let seen = Atomic(0)
+        let linesByThread = Mutex<[UInt: Int]>([:])
+        pipeline.knownTokens = { digests in
+            if firstCall.exchange(false, ordering: .relaxed) {
+                // Held up until the other worker has taken every other line (or 20 s passed).
+                var waits = 0
+                while seen.load(ordering: .relaxed) < lines.count - digests.count && waits < 2000 {
+                    usleep(10_000)
+                    waits += 1
+                }
+            }
+            seen.add(digests.count, ordering: .relaxed)
+            linesByThread.withLock { $0[pthread_self(), default: 0] += digests.count }
+            return digests.map { _ in nil }
+        }
+        var consumed = 0
+        try pipeline.run(&reader) { consumed += $0.count }
+        #expect(consumed == 64)
+        let counts = linesByThread.withLock { Array($0.values) }.sorted()
+        // Every line here has a digest (garbage is hashed too). Two workers: the one held up
+        // took one chunk of eight lines, the other everything else.
+        #expect(counts.count == 2, "\(counts)")
+        #expect(counts == [8, 56], "\(counts)")
+    }
+
     /// The end of the input is told once, as soon as a read comes back short: while the batch
     /// read before it is still to be handed over, when there is one.
     @Test(arguments: [
