@@ -6,10 +6,17 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
     public let code: Code
     /// What exactly was wrong; never contains the token itself, nor a control character.
     public let message: String
+    /// Whether this is an `environmentNotAccepted` rejection, of the payload or of one it carries.
+    public let isEnvironmentNotAccepted: Bool
 
     public init(_ code: Code, _ message: String) {
+        self.init(code, message, isEnvironmentNotAccepted: false)
+    }
+
+    private init(_ code: Code, _ message: String, isEnvironmentNotAccepted: Bool) {
         self.code = code
         self.message = Self.printable(message)
+        self.isEnvironmentNotAccepted = isEnvironmentNotAccepted
     }
 
     /// `text` with control characters and bidirectional overrides written as `\u{1B}`: a
@@ -37,12 +44,8 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
     /// The rejection of a payload whose environment the policy does not accept (rather than
     /// one that lacks or contradicts its environment), which accepting it would have avoided.
     public static func environmentNotAccepted(_ environment: String) -> VerificationError {
-        VerificationError(.wrongEnvironment, "environment \(environment.prefix(40)) is not accepted")
-    }
-
-    /// Whether this is an `environmentNotAccepted` rejection, of the payload or of one it carries.
-    public var isEnvironmentNotAccepted: Bool {
-        code == .wrongEnvironment && message.hasSuffix(" is not accepted")
+        VerificationError(
+            .wrongEnvironment, "environment \(environment.prefix(40)) is not accepted", isEnvironmentNotAccepted: true)
     }
 
     /// Apple's `VerificationStatus` / `VerificationError` name for this failure.
@@ -52,7 +55,7 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
 
     /// The same error with `context` (such as `data.signedTransactionInfo`) before the message.
     func within(_ context: String) -> VerificationError {
-        VerificationError(code, "\(context): \(message)")
+        VerificationError(code, "\(context): \(message)", isEnvironmentNotAccepted: isEnvironmentNotAccepted)
     }
 
     /// The rejection codes; the raw value is the stable snake_case name used in JSON.
