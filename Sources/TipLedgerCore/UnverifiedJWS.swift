@@ -145,10 +145,9 @@ public struct UnverifiedJWS: Sendable {
             guard let inner = try? WebhookBody.signedPayload(of: token) else { return nil }
             token = trimmed(inner)
         }
-        guard let headers else { return SHA256.hash(token.utf8) }
         return token.withUTF8 { bytes in
             guard let firstDot = dot(in: bytes, from: 0),
-                let known = headers.header(for: UnsafeBufferPointer(rebasing: bytes[..<firstDot]))
+                let known = headers?.header(for: UnsafeBufferPointer(rebasing: bytes[..<firstDot]))
             else { return SHA256.hash(UnsafeRawBufferPointer(bytes)) }
             let rest = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)...])
             return known.tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rest))

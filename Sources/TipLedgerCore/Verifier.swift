@@ -80,12 +80,10 @@ public final class Verifier: Sendable {
         let jws = try UnverifiedJWS.parse(token, headers: headers)
         // A header whose chain was resolved before passed steps 3 and 5 but for the time.
         let resolved = jws.knownHeader?.chain
-        let x5c: [String]
+        var x5c: [String] = []
         if resolved == nil {
             try checkAlgorithm(jws.header)
             x5c = try certificateTexts(jws.header)
-        } else {
-            x5c = []
         }
         let kind: PayloadKind
         if let expected { kind = expected } else { kind = try detectKind(jws.payload) }
