@@ -2,6 +2,10 @@
 public import TipLedgerCore
 internal import TipLedgerStore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// The `tipledger` command line: picks the command, parses, runs, and maps every error to an
 /// exit status and an `error: ...` line in this one place.
 public enum CLI {
@@ -21,22 +25,29 @@ public enum CLI {
         _ arguments: [String], environment: [String: String], terminal: Terminal = .standard(),
         clock: WallClock = .system, inputDescriptor: Int32 = 0
     ) -> Int32 {
-        defer { terminal.flush() }
+        var status: ExitStatus
         do {
-            return try run(
+            status = try run(
                 arguments, environment: environment, terminal: terminal, clock: clock,
-                inputDescriptor: inputDescriptor
-            ).rawValue
+                inputDescriptor: inputDescriptor)
         } catch let error as CLIError {
             report(error, on: terminal)
-            return error.status.rawValue
+            status = error.status
         } catch let error as StoreError {
             report(CLIError(.ioError, error.description, hint: error.hint), on: terminal)
-            return ExitStatus.ioError.rawValue
+            status = .ioError
         } catch {
             report(CLIError(.internalError, "internal error: \(error)"), on: terminal)
-            return ExitStatus.internalError.rawValue
+            status = .internalError
         }
+        // Output that never arrived is a failed command, whatever the command itself did: a
+        // report written to a full disk must not look like a report.
+        if let failure = terminal.outputFailure {
+            report(
+                CLIError(.ioError, "cannot write standard output: \(String(cString: strerror(failure)))"), on: terminal)
+            if status == .success || status == .rejected { status = .ioError }
+        }
+        return status.rawValue
     }
 
     private static func report(_ error: CLIError, on terminal: Terminal) {

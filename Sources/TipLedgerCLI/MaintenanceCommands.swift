@@ -44,6 +44,8 @@ struct BackupCommand: Command {
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         let paths = try scanner.remainingPositionals()
         guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
+        // SQLite takes an empty file name for a temporary database: the copy would vanish.
+        guard !paths[0].isEmpty else { throw CLIError.usage("the destination PATH is empty", command: Self.name) }
         destination = paths[0]
     }
 

@@ -23,6 +23,8 @@ public final class Terminal: Sendable {
         var err: [UInt8] = []
         var capturedOut: [UInt8] = []
         var capturedErr: [UInt8] = []
+        /// The `errno` of the first failed write to standard output.
+        var outputFailure: Int32? = nil
     }
 
     private let outSink: Sink
@@ -87,6 +89,14 @@ public final class Terminal: Sendable {
         if !pending.isEmpty { emit(pending, to: outSink, error: false) }
     }
 
+    /// The `errno` of the first write to standard output that failed (a full disk, a closed
+    /// descriptor, a reader that went away), once everything queued was flushed; nil when every
+    /// write succeeded. Output after a failure is dropped.
+    public var outputFailure: Int32? {
+        flush()
+        return buffers.withLock { $0.outputFailure }
+    }
+
     /// Everything written to standard output of a capturing terminal.
     public var capturedOutput: String {
         flush()
@@ -105,17 +115,21 @@ public final class Terminal: Sendable {
                 if error { $0.capturedErr.append(contentsOf: bytes) } else { $0.capturedOut.append(contentsOf: bytes) }
             }
         case .fileDescriptor(let fd):
-            bytes.withUnsafeBytes { buffer in
+            if !error, buffers.withLock({ $0.outputFailure != nil }) { return }
+            let failure = bytes.withUnsafeBytes { buffer -> Int32? in
                 var offset = 0
                 while offset < buffer.count {
                     let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        return  // EPIPE and the like: the reader went away; nothing useful to do
+                        return errno
                     }
                     offset += written
                 }
+                return nil
             }
+            // A failed write to standard error has nowhere to be told.
+            if !error, let failure { buffers.withLock { $0.outputFailure = $0.outputFailure ?? failure } }
         }
     }
 }

@@ -79,6 +79,8 @@ import TipLedgerTestSupport
         FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
+        FailingCase(
+            name: "backup to an empty path", arguments: ["backup", ""], message: "the destination PATH is empty"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
         FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
         FailingCase(
@@ -157,6 +159,25 @@ import TipLedgerTestSupport
                     "line 3: ok transaction Sandbox transaction 2000001024998954 com.getsession.org.pro_sub verified",
                     "3 lines: 2 accepted, 1 rejected",
                 ])
+        }
+    }
+
+    /// Output that never arrived fails the command, after its work was done: a report written
+    /// to a full disk must not look like a report.
+    @Test(arguments: [["migrate"], ["report", "--format", "csv"], ["pending", "--format", "json"]])
+    func standardOutputThatCannotBeWrittenExitsWith74(_ command: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            let result = try await Subprocess(
+                executable: "/bin/sh",
+                arguments: ["-c", #"exec "$@" > /dev/full"#, "sh", try TipLedgerBinary.path()] + command + [
+                    "--db", "l.sqlite",
+                ],
+                environment: Subprocess.baseEnvironment(), directory: directory.path
+            ).run()
+            #expect(result.exited(74), "\(result.summary)")
+            #expect(result.errLines == ["error: cannot write standard output: No space left on device"])
         }
     }
 
