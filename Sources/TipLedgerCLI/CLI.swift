@@ -130,8 +130,8 @@ public enum CLI {
             \(GlobalOptions.usage)
 
             Run 'tipledger <command> --help' for a command's options.
-            Exit status: 0 success, 1 an input was rejected, 64 usage or configuration error,
-            65 malformed input file, 70 internal error, 74 database or file error.
+            Exit status: 0 success, 1 an input was rejected, 64 usage or configuration error
+            (a malformed --catalog file too), 70 internal error, 74 database or file error.
 
             """
     }

@@ -6,14 +6,14 @@ typealias Catalog = StoreKitCatalog
 
 extension GlobalOptions {
     /// The catalog from `--catalog` / `TIPLEDGER_CATALOG`, or nil when none is configured.
-    /// A malformed file is an error naming the file (exit status 65).
+    /// A malformed file is a configuration error naming the file (exit status 64).
     func loadCatalog() throws -> Catalog? {
         guard let catalogPath else { return nil }
         let bytes = try FileInput.read(catalogPath, limit: 8 << 20)
         do {
             return try StoreKitCatalog(json: bytes)
         } catch {
-            throw CLIError(.dataError, "\(catalogPath): \(error)", hint: "--catalog takes an Xcode .storekit file")
+            throw CLIError(.usage, "\(catalogPath): \(error)", hint: "--catalog takes an Xcode .storekit file")
         }
     }
 }

@@ -8,8 +8,6 @@ public enum ExitStatus: Int32, Sendable {
     case rejected = 1
     /// Bad usage or configuration (`EX_USAGE`).
     case usage = 64
-    /// An input file is malformed (`EX_DATAERR`), e.g. a `.storekit` catalog.
-    case dataError = 65
     /// An internal error (`EX_SOFTWARE`).
     case internalError = 70
     /// The database or a file could not be read or written (`EX_IOERR`).

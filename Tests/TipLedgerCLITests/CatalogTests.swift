@@ -126,7 +126,7 @@ import TipLedgerTestSupport
             try directory.write(#"{"products": [], "settings": {"_storefront": "USA"}}"#, to: "Empty.storekit")
             let result = try await TipLedgerBinary.run(
                 ["testkit", "transaction", "--keys", keys, "--catalog", "Empty.storekit"], in: directory.path)
-            #expect(result.exited(65), "\(result.summary)")
+            #expect(result.exited(64), "\(result.summary)")
             ExitStatusTests.expectErrorLines(
                 result, containing: "Empty.storekit: the catalog has no products", hint: true)
         }
@@ -135,13 +135,13 @@ import TipLedgerTestSupport
     @Test(arguments: [
         "{\"products\": [", "[1, 2, 3]", "{\"identifier\": \"X\"}", "{\"products\": [{\"displayPrice\": \"0.99\"}]}",
     ])
-    func malformedCatalogExitsWith65NamingTheFile(_ contents: String) async throws {
+    func malformedCatalogExitsWith64NamingTheFile(_ contents: String) async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
             try directory.write(contents, to: "Malformed.storekit")
             let result = try await TipLedgerBinary.run(
                 ["testkit", "transaction", "--keys", keys, "--catalog", "Malformed.storekit"], in: directory.path)
-            #expect(result.exited(65), "\(result.summary)")
+            #expect(result.exited(64), "\(result.summary)")
             ExitStatusTests.expectErrorLines(result, containing: "Malformed.storekit: ", hint: true)
         }
     }

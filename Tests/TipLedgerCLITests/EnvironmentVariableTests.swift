@@ -163,7 +163,7 @@ import TipLedgerTestSupport
             }
             #expect(try productName(renamedResult) == "Big Tip")
             #expect(try productName(exampleResult) == "Large Tip")
-            #expect(brokenResult.exited(65), "\(brokenResult.summary)")
+            #expect(brokenResult.exited(64), "\(brokenResult.summary)")
             #expect(brokenResult.errLines.first?.contains("Broken.storekit") == true)
         }
     }

@@ -288,19 +288,19 @@ import TipLedgerTestSupport
         }
     }
 
-    @Test func reportWithAMalformedCatalogExitsWith65NamingTheFile() async throws {
+    @Test func reportWithAMalformedCatalogExitsWith64NamingTheFile() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write("{\"products\": [", to: "Broken.storekit")
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
             try #require(migrate.exited(0), "\(migrate.summary)")
             let result = try await TipLedgerBinary.run(
                 ["report", "--db", "l.sqlite", "--catalog", "Broken.storekit"], in: directory.path)
-            #expect(result.exited(65), "\(result.summary)")
+            #expect(result.exited(64), "\(result.summary)")
             Self.expectErrorLines(result, containing: "Broken.storekit", hint: true)
         }
     }
 
-    @Test func pendingWithACatalogWithoutProductsExitsWith65() async throws {
+    @Test func pendingWithACatalogWithoutProductsExitsWith64() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write(
                 #"{"identifier": "X", "products": [], "subscriptionGroups": [], "version": {"major": 4, "minor": 0}}"#,
@@ -309,7 +309,7 @@ import TipLedgerTestSupport
             try #require(migrate.exited(0), "\(migrate.summary)")
             let result = try await TipLedgerBinary.run(
                 ["pending", "--db", "l.sqlite", "--catalog", "Empty.storekit"], in: directory.path)
-            #expect(result.exited(65), "\(result.summary)")
+            #expect(result.exited(64), "\(result.summary)")
             Self.expectErrorLines(result, containing: "Empty.storekit: the catalog has no products", hint: true)
         }
     }
