@@ -54,7 +54,7 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// The same error with `context` (such as `data.signedTransactionInfo`) before the message.
-    func within(_ context: String) -> VerificationError {
+    public func within(_ context: String) -> VerificationError {
         VerificationError(code, "\(context): \(message)", isEnvironmentNotAccepted: isEnvironmentNotAccepted)
     }
 

@@ -145,6 +145,9 @@ public final class TipLedgerService: Sendable {
         } catch {
             return rejection(error, status: 400)
         }
+        if let reason = Ledger.unrecordableReason(.notification(verified)) {
+            return rejection(reason, status: 400)
+        }
         metrics.countVerification("ok")
         let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
         metrics.countNotification(type: type)

@@ -11,10 +11,39 @@ extension Ledger {
         code: 0, message: "the transaction has no transactionId, so the ledger cannot key it")
 
     /// Why a verified payload cannot be recorded, as a rejection of the input, or nil when it can.
-    /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it.
+    /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it; and
+    /// it lets `price` and `quantity` be any integers, but the ledger adds them up.
     public static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
-        guard case .transaction(let transaction) = payload, transaction.transactionId == nil else { return nil }
-        return VerificationError(.invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
+        switch payload {
+        case .transaction(let transaction):
+            if transaction.transactionId == nil {
+                return VerificationError(
+                    .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
+            }
+            return amountReason(transaction.payload)
+        case .notification(let notification):
+            return notification.transaction.flatMap { amountReason($0.payload) }?.within("data.signedTransactionInfo")
+        case .renewalInfo, .appTransaction:
+            return nil
+        }
+    }
+
+    /// The largest price the ledger records, in milliunits: 10^9 of the currency, thousands of
+    /// times the App Store's highest price point in any currency, yet millions of such prices
+    /// still add up within the 64-bit integers SQLite sums in.
+    public static let maximumPriceMilli: Int64 = 1_000_000_000_000
+
+    private static func amountReason(_ payload: JWSTransactionDecodedPayload) -> VerificationError? {
+        if let price = payload.price, !(0...maximumPriceMilli).contains(price) {
+            return VerificationError(
+                .invalidPayload,
+                "the price \(price) is outside 0...\(maximumPriceMilli) milliunits, so it cannot be recorded")
+        }
+        if let quantity = payload.quantity, quantity < 1 {
+            return VerificationError(
+                .invalidPayload, "the quantity \(quantity) is not positive, so it cannot be recorded")
+        }
+        return nil
     }
 
     /// Records a batch of verified payloads in one transaction, each in its own savepoint so

@@ -71,7 +71,7 @@ import TipLedgerTestSupport
     enum PermanentlyBad: String, CaseIterable, Sendable {
         case badSignature, untrustedChain, wrongBundle, wrongEnvironment, notJSON, noSignedPayload,
             signedPayloadNotAString, emptyBody, notUTF8, rawJWSWithoutWebhookBody, forgedNestedTransaction,
-            nestedTransactionFromAnotherPKI, nestedTransactionOfAnotherApp
+            nestedTransactionFromAnotherPKI, nestedTransactionOfAnotherApp, nestedTransactionWithANegativePrice
 
         var expectedCode: String {
             switch self {
@@ -79,6 +79,7 @@ import TipLedgerTestSupport
             case .untrustedChain, .nestedTransactionFromAnotherPKI: "untrusted_chain"
             case .wrongBundle, .nestedTransactionOfAnotherApp: "wrong_bundle_id"
             case .wrongEnvironment: "wrong_environment"
+            case .nestedTransactionWithANegativePrice: "invalid_payload"
             case .notJSON, .noSignedPayload, .signedPayloadNotAString, .emptyBody, .notUTF8,
                 .rawJWSWithoutWebhookBody:
                 "malformed_jws"
@@ -132,6 +133,9 @@ import TipLedgerTestSupport
                 return try around(try TestChains.transaction(id: "2000000000000104", pki: TestChains.other))
             case .nestedTransactionOfAnotherApp:
                 return try around(try TestChains.transaction(id: "2000000000000104", bundleId: "com.example.other"))
+            case .nestedTransactionWithANegativePrice:
+                // Validly signed, but the ledger adds prices up: a refund of it could not be recorded.
+                return try around(try TestChains.transaction(id: "2000000000000104", price: -990))
             }
         }
     }

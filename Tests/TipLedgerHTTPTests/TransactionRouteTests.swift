@@ -76,7 +76,7 @@ import TipLedgerTestSupport
     enum Rejected: String, CaseIterable, Sendable {
         case badSignature, untrustedChain, wrongBundle, wrongEnvironment, garbage, emptyBody, notUTF8,
             wrappedWithoutSignedTransaction, wrappedNotJSON, notificationInsteadOfTransaction,
-            withoutTransactionId
+            withoutTransactionId, negativePrice, priceBeyondTheLedgersLimit, zeroQuantity
 
         var expected: (code: String, appleStatus: String) {
             switch self {
@@ -88,7 +88,8 @@ import TipLedgerTestSupport
                 ("malformed_jws", "INVALID_JWT_FORMAT")
             // A notification's payload has no top-level bundleId for the transaction model.
             case .notificationInsteadOfTransaction: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER")
-            case .withoutTransactionId: ("invalid_payload", "INVALID_JWT_FORMAT")
+            case .withoutTransactionId, .negativePrice, .priceBeyondTheLedgersLimit, .zeroQuantity:
+                ("invalid_payload", "INVALID_JWT_FORMAT")
             }
         }
 
@@ -121,6 +122,13 @@ import TipLedgerTestSupport
             case .withoutTransactionId:
                 // Apple's model allows it, but the ledger keys transactions on it.
                 return Array(try TestJWS.sign(TestPayloads.transaction(["transactionId": nil])).utf8)
+            // Validly signed amounts the ledger cannot add up.
+            case .negativePrice:
+                return Array(try TestChains.transaction(id: id, price: -1).utf8)
+            case .priceBeyondTheLedgersLimit:
+                return Array(try TestChains.transaction(id: id, price: Ledger.maximumPriceMilli + 1).utf8)
+            case .zeroQuantity:
+                return Array(try TestJWS.sign(TestPayloads.transaction(["quantity": "0"])).utf8)
             }
         }
     }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerStore
+import TipLedgerTestSupport
+
+/// Verified payloads the ledger refuses to record, as rejections of the input: what it keys on
+/// is missing, or amounts it adds up are out of range.
+@Suite struct UnrecordableTests {
+    func reason(ofTransaction token: String) throws -> VerificationError? {
+        Ledger.unrecordableReason(.transaction(try TestChains.verifier().verifyTransaction(token)))
+    }
+
+    func token(_ overrides: [String: String?]) throws -> String {
+        try JWSSigner(pki: TestChains.standard).sign(payload: Array(TestPayloads.transaction(overrides).utf8))
+    }
+
+    @Test(arguments: [Int64(0), 990, Ledger.maximumPriceMilli])
+    func aPriceFromZeroToTheLimitIsRecordable(_ price: Int64) throws {
+        #expect(try reason(ofTransaction: try TestChains.transaction(price: price)) == nil)
+    }
+
+    @Test(arguments: [Int64(-1), Ledger.maximumPriceMilli + 1, Int64.max, Int64.min])
+    func aPriceOutsideTheLimitIsRejected(_ price: Int64) throws {
+        let rejection = try #require(try reason(ofTransaction: try TestChains.transaction(price: price)))
+        #expect(rejection.code == .invalidPayload)
+        #expect(
+            rejection.message == "the price \(price) is outside 0...1000000000000 milliunits, so it cannot be recorded")
+    }
+
+    @Test func aTransactionWithoutPriceOrQuantityIsRecordable() throws {
+        #expect(try reason(ofTransaction: try token(["price": nil, "quantity": nil])) == nil)
+    }
+
+    @Test(arguments: ["0", "-3"])
+    func aQuantityBelowOneIsRejected(_ quantity: String) throws {
+        let rejection = try #require(try reason(ofTransaction: try token(["quantity": quantity])))
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message == "the quantity \(quantity) is not positive, so it cannot be recorded")
+    }
+
+    @Test func aNotificationIsRejectedForItsNestedTransactionsAmounts() throws {
+        let verifier = try TestChains.verifier()
+        func reason(price: Int64) throws -> VerificationError? {
+            let purchase = try TestChains.transaction(price: price)
+            let refund = try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: TestLedger.reference + TestLedger.hour,
+                around: purchase)
+            return Ledger.unrecordableReason(.notification(try verifier.verifyNotification(refund)))
+        }
+        #expect(try reason(price: 990) == nil)
+        let rejection = try #require(try reason(price: -990))
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message.hasPrefix("data.signedTransactionInfo: the price -990 is outside"))
+    }
+
+    @Test func aTestNotificationHasNothingToBound() throws {
+        let test = try TestChains.notification(type: "TEST", uuid: TestChains.uuid(2))
+        #expect(Ledger.unrecordableReason(.notification(try TestChains.verifier().verifyNotification(test))) == nil)
+    }
+}
