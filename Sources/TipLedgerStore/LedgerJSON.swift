@@ -10,13 +10,16 @@ public enum LedgerJSON {
         case appTransactionId(String)
     }
 
-    /// `{"account":...,"transactions":[...],"totals":[...]}`.
+    /// `{"account":...,"transactions":[...],"totals":[...]}`; by app transaction, `account` is
+    /// null and `appTransactionId` follows it, so the contract's fields are always there.
     public static func restore(_ restore: Restore, key: RestoreKey, catalog: StoreKitCatalog?) -> String {
         var writer = JSONWriter()
         writer.object { object in
             switch key {
             case .account(let account): object.field("account", account)
-            case .appTransactionId(let id): object.field("appTransactionId", id)
+            case .appTransactionId(let id):
+                object.field("account", nil as String?)
+                object.field("appTransactionId", id)
             }
             object.array("transactions", restore.transactions) { transaction($1, catalog: catalog, to: &$0) }
             object.array("totals", restore.totals) { entry, total in

@@ -160,6 +160,9 @@ import Testing
                 ["restore", "--app-transaction-id", try #require(anonymous.appTransactionId), "--format", "json"]
                     + ledger)
             #expect(byAppTransaction.exited(0), "\(byAppTransaction.summary)")
+            let byAppTransactionJSON = try byAppTransaction.json()
+            #expect(byAppTransactionJSON["account"] is NSNull)
+            #expect(byAppTransactionJSON["appTransactionId"] as? String == anonymous.appTransactionId)
             let anonymousTips = tips.filter { $0.appTransactionId == anonymous.appTransactionId }
             try Self.expectTransactions(
                 try byAppTransaction.json()["transactions"], equal: anonymousTips, refunded: nil)
