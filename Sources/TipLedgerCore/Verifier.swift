@@ -161,7 +161,8 @@ public final class Verifier: Sendable {
         }
         let allowed = policy.acceptsLocalTesting ? "1 (Xcode) or 3" : "3"
         guard entries.count == 3 || (entries.count == 1 && policy.acceptsLocalTesting) else {
-            throw VerificationError(.invalidChainLength, "x5c has \(entries.count) certificates, expected \(allowed)")
+            let count = entries.count == 1 ? "1 certificate" : "\(entries.count) certificates"
+            throw VerificationError(.invalidChainLength, "x5c has \(count), expected \(allowed)")
         }
         var texts: [String] = []
         for (index, entry) in entries.enumerated() {

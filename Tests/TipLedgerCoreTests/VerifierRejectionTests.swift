@@ -489,6 +489,20 @@ extension RejectionScenario {
         #expect(error.message == #"alg must be ES256, found "\u{1B}]0;owned\u{7}\u{202E}""#)
     }
 
+    @Test(arguments: [
+        ("x5c with the leaf only, Xcode not accepted", "x5c has 1 certificate, expected 3"),
+        ("x5c with two certificates", "x5c has 2 certificates, expected 3"),
+    ])
+    func aWrongChainLengthIsCounted(_ name: String, _ message: String) throws {
+        let scenario = try #require(RejectionScenario.chain.first { $0.name == name })
+        let (token, verifier) = try scenario.build()
+        guard case .failure(let error) = verifier.verify(token) else {
+            Issue.record("verified")
+            return
+        }
+        #expect(error.message == message)
+    }
+
     @Test func codesAndAppleStatusesAreTheSpecTable() {
         let table: [VerificationError.Code: (String, String)] = [
             .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
