@@ -16,6 +16,9 @@ struct GlobalOptions {
     var environments: Set<AppStoreEnvironment>
     /// Whether `--environment` or its variable was given (not just the default).
     var environmentsWereGiven: Bool
+    /// The environments a query is limited to: those given with `--environment` or its
+    /// variable, sorted; nil (all of them) when none were given.
+    var givenEnvironments: [AppStoreEnvironment]? { environmentsWereGiven ? environments.sorted() : nil }
     var appAppleId: Int64?
     var rootFiles: [String]
     var keysDirectory: String?

@@ -10,20 +10,24 @@ struct PendingCommand: Command {
         Usage: tipledger pending
 
         Lists the transactions recorded with --no-finish (or learnt from notifications) that no
-        one has finished yet, oldest first. Refunded and revoked ones are not listed.
+        one has finished yet, oldest first. Refunded and revoked ones are not listed. With
+        --environment (or TIPLEDGER_ENVIRONMENT), only those environments' transactions.
 
         """
 
     let format: GlobalOptions.Format
+    /// The environments listed; nil for all.
+    let environments: [AppStoreEnvironment]?
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         format = try globals.format(allowing: [.text, .json], command: Self.name)
+        environments = globals.givenEnvironments
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
         let catalog = try context.globals.loadCatalog()
-        let transactions = try ledger.pending()
+        let transactions = try ledger.pending(environments: environments)
         switch format {
         case .json, .csv:
             context.terminal.line(LedgerJSON.transactions(transactions, catalog: catalog))

@@ -34,7 +34,7 @@ struct ReportCommand: Command {
         do {
             query = try ReportQuery(
                 by: scanner.value("--by"), since: scanner.value("--since"), until: scanner.value("--until"),
-                environments: globals.environmentsWereGiven ? globals.environments.sorted() : nil)
+                environments: globals.givenEnvironments)
             commission = try scanner.value("--commission").map { (text) throws(ReportQuery.ParameterError) in
                 try ReportQuery.commissionRate(text)
             }

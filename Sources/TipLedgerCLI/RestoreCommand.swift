@@ -14,7 +14,8 @@ struct RestoreCommand: Command {
         Lists the tips of one customer: those whose signed transactions carry the
         appAccountToken UUID the app set when buying, or (for apps that set none) the
         appTransactionId. By default refunded and revoked tips are left out; --all lists them
-        too, with their state. Totals are per environment and currency, net of refunds.
+        too, with their state. Totals are per environment and currency, net of refunds. With
+        --environment (or TIPLEDGER_ENVIRONMENT), only those environments' tips.
 
         Options:
           --account UUID             the appAccountToken (any letter case)
@@ -26,6 +27,8 @@ struct RestoreCommand: Command {
     let key: LedgerJSON.RestoreKey
     let includeAll: Bool
     let format: GlobalOptions.Format
+    /// The environments listed; nil for all.
+    let environments: [AppStoreEnvironment]?
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         let account = try scanner.value("--account")
@@ -49,6 +52,7 @@ struct RestoreCommand: Command {
         }
         includeAll = scanner.flag("--all")
         format = try globals.format(allowing: [.text, .json], command: Self.name)
+        environments = globals.givenEnvironments
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
@@ -56,8 +60,10 @@ struct RestoreCommand: Command {
         let catalog = try context.globals.loadCatalog()
         let restore: Restore
         switch key {
-        case .account(let account): restore = try ledger.restore(account: account, includeAll: includeAll)
-        case .appTransactionId(let id): restore = try ledger.restore(appTransactionId: id, includeAll: includeAll)
+        case .account(let account):
+            restore = try ledger.restore(account: account, includeAll: includeAll, environments: environments)
+        case .appTransactionId(let id):
+            restore = try ledger.restore(appTransactionId: id, includeAll: includeAll, environments: environments)
         }
         switch format {
         case .json, .csv: context.terminal.line(LedgerJSON.restore(restore, key: key, catalog: catalog))

@@ -20,30 +20,56 @@ extension Ledger {
             netMilli: row.int64(15))
     }
 
+    /// `environment IN (?, ...)` and its values, for a query limited to `environments` (nil:
+    /// every environment, no condition).
+    private static func environmentCondition(_ environments: [AppStoreEnvironment]?) -> (
+        sql: String, values: [any SQLBindable]
+    )? {
+        guard let environments else { return nil }
+        return (
+            "environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))", environments.map(\.rawValue)
+        )
+    }
+
     /// The tips of the account with `appAccountToken` (a UUID, any case): by default those not
-    /// refunded or revoked; all of them with `includeAll`. Totals cover all of them.
-    public func restore(account: String, includeAll: Bool) throws -> Restore {
-        try restore(column: "account", value: account.lowercased(), includeAll: includeAll)
+    /// refunded or revoked; all of them with `includeAll`. Totals cover all of them. Only those
+    /// of `environments` when given.
+    public func restore(account: String, includeAll: Bool, environments: [AppStoreEnvironment]? = nil) throws
+        -> Restore
+    {
+        try restore(column: "account", value: account.lowercased(), includeAll: includeAll, environments: environments)
     }
 
     /// Like `restore(account:)`, for customers whose app sets no account token.
-    public func restore(appTransactionId: String, includeAll: Bool) throws -> Restore {
-        try restore(column: "app_transaction_id", value: appTransactionId, includeAll: includeAll)
+    public func restore(appTransactionId: String, includeAll: Bool, environments: [AppStoreEnvironment]? = nil)
+        throws -> Restore
+    {
+        try restore(
+            column: "app_transaction_id", value: appTransactionId, includeAll: includeAll, environments: environments)
     }
 
-    private func restore(column: String, value: String, includeAll: Bool) throws -> Restore {
+    private func restore(column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?)
+        throws -> Restore
+    {
         // `column` is one of two fixed names chosen above, never user input.
-        let filter = includeAll ? "" : " AND state IN ('pending', 'finished')"
+        var conditions = ["\(column) = ?"]
+        var values: [any SQLBindable] = [value]
+        if let (sql, environmentValues) = Self.environmentCondition(environments) {
+            conditions.append(sql)
+            values += environmentValues
+        }
+        let matching = conditions.joined(separator: " AND ")
+        let listed = includeAll ? matching : matching + " AND state IN ('pending', 'finished')"
         return try withReader { database in
             let transactions = try database.query(
-                "SELECT \(Self.transactionColumns) FROM transactions WHERE \(column) = ?\(filter) "
+                "SELECT \(Self.transactionColumns) FROM transactions WHERE \(listed) "
                     + "ORDER BY purchase_date_ms, environment, transaction_id",
-                [value], row: Self.transactionRecord)
+                values, row: Self.transactionRecord)
             let totals = try database.query(
                 """
                 SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli)
-                FROM transactions WHERE \(column) = ? GROUP BY environment, currency ORDER BY environment, currency
-                """, [value]
+                FROM transactions WHERE \(matching) GROUP BY environment, currency ORDER BY environment, currency
+                """, values
             ) { row in
                 NetTotal(
                     environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, currency: row.text(1),
@@ -53,12 +79,16 @@ extension Ledger {
         }
     }
 
-    /// Transactions verified but not finished (and not refunded or revoked), oldest first.
-    public func pending() throws -> [TransactionRecord] {
-        try withReader { database in
+    /// Transactions verified but not finished (and not refunded or revoked), oldest first; only
+    /// those of `environments` when given.
+    public func pending(environments: [AppStoreEnvironment]? = nil) throws -> [TransactionRecord] {
+        let environment = Self.environmentCondition(environments)
+        return try withReader { database in
             try database.query(
                 "SELECT \(Self.transactionColumns) FROM transactions WHERE finished_ms IS NULL AND state = 'pending' "
-                    + "ORDER BY purchase_date_ms, environment, transaction_id", [], row: Self.transactionRecord)
+                    + (environment.map { "AND \($0.sql) " } ?? "")
+                    + "ORDER BY purchase_date_ms, environment, transaction_id", environment?.values ?? [],
+                row: Self.transactionRecord)
         }
     }
 
@@ -104,9 +134,10 @@ extension Ledger {
             conditions.append("purchase_date_ms < ?")
             values.append(until)
         }
-        if let environments = query.environments {
-            conditions.append("environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))")
-            values += environments.map(\.rawValue)
+        let environment = Self.environmentCondition(query.environments)
+        if let environment {
+            conditions.append(environment.sql)
+            values += environment.values
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         // Group expressions come from this fixed table, never from user input.
@@ -129,9 +160,9 @@ extension Ledger {
             """
         var requestConditions = ["deadline_ms > ?"]
         var requestValues: [any SQLBindable] = [now]
-        if let environments = query.environments {
-            requestConditions.append("environment IN (\(environments.map { _ in "?" }.joined(separator: ", ")))")
-            requestValues += environments.map(\.rawValue)
+        if let environment {
+            requestConditions.append(environment.sql)
+            requestValues += environment.values
         }
         return try withReader { database in
             let rows = try database.query(sql, values) { row in

@@ -166,6 +166,12 @@ import Testing
             let anonymousTips = tips.filter { $0.appTransactionId == anonymous.appTransactionId }
             try Self.expectTransactions(
                 try byAppTransaction.json()["transactions"], equal: anonymousTips, refunded: nil)
+            let inProduction = try await tipledger(
+                ["restore", "--app-transaction-id", try #require(anonymous.appTransactionId), "--format", "json"]
+                    + ["--db", "tips.sqlite", "--environment", "Production"])
+            #expect(inProduction.exited(0), "\(inProduction.summary)")
+            #expect((try inProduction.json()["transactions"] as? [Any])?.isEmpty == true)
+            #expect((try inProduction.json()["totals"] as? [Any])?.isEmpty == true)
 
             // Report by product (the default), by day, and the same as CSV.
             async let byProduct = tipledger(["report", "--format", "json"] + ledger)
@@ -239,7 +245,10 @@ import Testing
             #expect(listed.map { $0["transactionId"] as? String } == oldestFirst)
             #expect(listed.allSatisfy { $0["state"] as? String == "pending" && $0["finished"] as? Bool == false })
 
-            // Only the environments named are searched, however many there are.
+            // Only the environments named are listed, or searched, however many there are.
+            let pendingElsewhere = try await tipledger(
+                ["pending", "--db", "l.sqlite", "--environment", "Production,Xcode"])
+            #expect(pendingElsewhere.outLines == ["no pending transactions"], "\(pendingElsewhere.summary)")
             let elsewhere = try await tipledger(
                 ["finish", "--db", "l.sqlite", "--environment", "Production,Xcode", ids[0]])
             #expect(elsewhere.exited(1) && elsewhere.outLines == ["\(ids[0]): not found"], "\(elsewhere.summary)")

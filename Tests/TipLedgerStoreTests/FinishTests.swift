@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
+import TipLedgerCore
 import TipLedgerStore
 import TipLedgerTestSupport
 
@@ -38,6 +39,19 @@ import TipLedgerTestSupport
         #expect(try store.transaction(id)?.state == "finished")
         #expect(try store.ledger.pending().isEmpty)
         #expect(try store.events(of: id).map { "\($0.kind) \($0.source)" } == ["recorded client", "finished finish"])
+    }
+
+    @Test func pendingListsOnlyTheEnvironmentsAskedFor() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction(id: "2000000000000001"), finish: false)
+        try store.record(
+            try TestChains.transaction(id: "2000000000000002", environment: "Production", purchaseDate: reference + 1),
+            finish: false)
+
+        #expect(try store.ledger.pending().map(\.transactionId) == ["2000000000000001", "2000000000000002"])
+        #expect(try store.ledger.pending(environments: [.sandbox]).map(\.transactionId) == ["2000000000000001"])
+        #expect(try store.ledger.pending(environments: [.production]).map(\.transactionId) == ["2000000000000002"])
+        #expect(try store.ledger.pending(environments: [.xcode]).isEmpty)
     }
 
     @Test func finishingTwiceIsAlreadyFinishedAndAnUnknownIdIsNotFound() throws {

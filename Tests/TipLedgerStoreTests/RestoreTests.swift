@@ -90,6 +90,24 @@ import TipLedgerTestSupport
             ])
     }
 
+    /// Limited to some environments, both the list and the totals leave the others out.
+    @Test func environmentsLimitTheListAndTheTotals() throws {
+        let store = try ledgerWithEveryState()
+
+        let production = try store.ledger.restore(account: account, includeAll: true, environments: [.production])
+        let sandbox = try store.ledger.restore(account: account, includeAll: false, environments: [.sandbox])
+        let both = try store.ledger.restore(account: account, includeAll: false, environments: [.production, .sandbox])
+
+        #expect(production.transactions.map(\.transactionId) == ["2000000000000007"])
+        #expect(production.totals == [NetTotal(environment: .production, currency: "USD", netMilli: 4990)])
+        #expect(
+            sandbox.transactions.map(\.transactionId) == ["2000000000000001", "2000000000000005", "2000000000000006"])
+        #expect(sandbox.totals.map(\.environment) == [.sandbox, .sandbox])
+        let all = try store.ledger.restore(account: account, includeAll: false)
+        #expect(both.transactions.map(\.transactionId) == all.transactions.map(\.transactionId))
+        #expect(both.totals == all.totals)
+    }
+
     @Test(arguments: [
         "7e3fb20b-4cdb-47cc-936d-99d65f608138", "7E3FB20B-4CDB-47CC-936D-99D65F608138",
         "7e3fb20b-4CDB-47cc-936D-99d65f608138",
