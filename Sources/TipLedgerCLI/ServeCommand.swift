@@ -108,13 +108,16 @@ struct ServeCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        // Every setting is read before the ledger is opened, so a bad one creates no file.
+        let apiToken = try apiToken(context)
+        let catalog = try context.globals.loadCatalog()
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
         // 503 soon so the App Store retries, rather than holding the request.
         let ledger = try context.globals.openLedger(clock: context.clock, mustExist: false, busyTimeout: .seconds(5))
         let terminal = context.terminal
         let service = TipLedgerService(
-            verifier: verifier, ledger: ledger, apiToken: try apiToken(context),
-            catalog: try context.globals.loadCatalog(), finishesTransactions: finish, clock: context.clock,
+            verifier: verifier, ledger: ledger, apiToken: apiToken,
+            catalog: catalog, finishesTransactions: finish, clock: context.clock,
             log: { terminal.errorLine("error: \($0)") })
         let clock = context.clock
         let listen = configuration.listenAddress
