@@ -110,11 +110,9 @@ public final class TipLedgerService: Sendable {
         case .transactions:
             response = method == "POST" ? transaction(request) : Self.methodNotAllowed("POST")
         case .accounts(let account):
-            response =
-                method == "GET"
-                ? authorized(request) { restore(request, account: account) } : Self.methodNotAllowed("GET")
+            response = query(request, method: method) { restore(request, account: account) }
         case .report:
-            response = method == "GET" ? authorized(request) { report(request) } : Self.methodNotAllowed("GET")
+            response = query(request, method: method) { report(request) }
         case .healthz:
             response = method == "GET" ? health() : Self.methodNotAllowed("GET")
         case .metrics:
@@ -220,6 +218,14 @@ public final class TipLedgerService: Sendable {
 
     /// Runs `body` when the request carries the configured bearer token; 404 when no token is
     /// configured (the routes do not exist then), 401 otherwise.
+    /// A query route: it exists only with an API token configured (404 for every method
+    /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
+    /// HEAD, and needs the token.
+    private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
+        guard apiToken != nil else { return .error(status: 404, code: "not_found", message: "no such resource") }
+        return method == "GET" ? authorized(request, body) : Self.methodNotAllowed("GET")
+    }
+
     private func authorized(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
         guard let apiToken else {
             return .error(status: 404, code: "not_found", message: "no such resource")
@@ -244,9 +250,27 @@ public final class TipLedgerService: Sendable {
         guard UUID(uuidString: account) != nil else {
             return .error(status: 400, code: "invalid_account", message: "the account is an appAccountToken UUID")
         }
-        let includeAll = ["1", "true", "yes"].contains(request.query["all"]?.lowercased() ?? "")
+        if let unknown = request.query.first(where: { !Self.restoreParameters.contains($0.name) }) {
+            return Self.unknownParameter(unknown.name, takes: Self.restoreParameters, route: "restore")
+        }
+        var includeAll = false
+        if let all = request.query["all"] {
+            switch all.lowercased() {
+            case "1", "true", "yes": includeAll = true
+            case "0", "false", "no": includeAll = false
+            default:
+                return .error(
+                    status: 400, code: "invalid_parameter", message: "all takes true or false (1/0, yes/no)")
+            }
+        }
+        var environments: [AppStoreEnvironment]? = nil
+        if let list = request.query["environment"] {
+            guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
+            environments = parsed.sorted()
+        }
         do {
-            let restore = try ledger.restore(account: account.lowercased(), includeAll: includeAll)
+            let restore = try ledger.restore(
+                account: account.lowercased(), includeAll: includeAll, environments: environments)
             return .json(
                 body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
         } catch {
@@ -254,26 +278,33 @@ public final class TipLedgerService: Sendable {
         }
     }
 
-    /// The query parameters `/v1/report` takes; any other is refused rather than ignored, so a
-    /// misspelt filter cannot pass for an unfiltered report.
+    /// The query parameters each query route takes; any other is refused rather than ignored,
+    /// so a misspelt filter cannot pass for no filter.
     static let reportParameters: Set<String> = ["by", "since", "until", "environment", "commission"]
+    static let restoreParameters: Set<String> = ["all", "environment"]
+
+    private static func unknownParameter(_ name: String, takes parameters: Set<String>, route: String)
+        -> HTTPResponse
+    {
+        .error(
+            status: 400, code: "invalid_parameter",
+            message: "unknown parameter '\(name.prefix(40))'; the \(route) takes "
+                + parameters.sorted().joined(separator: ", "))
+    }
+
+    private static let badEnvironmentList = HTTPResponse.error(
+        status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
 
     private func report(_ request: HTTPRequest) -> HTTPResponse {
         if let unknown = request.query.first(where: { !Self.reportParameters.contains($0.name) }) {
-            return .error(
-                status: 400, code: "invalid_parameter",
-                message: "unknown parameter '\(unknown.name.prefix(40))'; the report takes "
-                    + Self.reportParameters.sorted().joined(separator: ", "))
+            return Self.unknownParameter(unknown.name, takes: Self.reportParameters, route: "report")
         }
         let query: ReportQuery
         let commission: Double?
         do throws(ReportQuery.ParameterError) {
             var environments: [AppStoreEnvironment]? = nil
             if let list = request.query["environment"] {
-                guard let parsed = AppStoreEnvironment.parseList(list) else {
-                    return .error(
-                        status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
-                }
+                guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
                 environments = parsed.sorted()
             }
             query = try ReportQuery(

@@ -45,6 +45,12 @@ import TipLedgerTestSupport
             #expect(try jsonObject(response)["error"] as? String == "not_found")
             #expect(response.headers["WWW-Authenticate"] == nil)
         }
+        // Whatever the method: a 405 would tell that the route exists.
+        for method in ["POST", "DELETE", "PUT"] {
+            let response = harness.request(method, path)
+            #expect(response.status == 404, "\(method)")
+            #expect(response.headers["Allow"] == nil)
+        }
     }
 
     /// Authorization headers that must not open the query routes.
@@ -123,6 +129,41 @@ import TipLedgerTestSupport
         let refunded = try #require(transactions.first { $0["transactionId"] as? String == "2000000000000302" })
         #expect(refunded["state"] as? String == "refunded")
         #expect(refunded["revocationDate"] as? Int == Int(TestChains.referenceMilliseconds + 86_400_000))
+    }
+
+    @Test func restoreWithAllFalseIsTheDefaultList() throws {
+        let harness = try Self.harnessWithTips()
+        let path = "/v1/accounts/\(ServiceHarness.account)/transactions"
+
+        let response = harness.get(path, query: ["all": "false"])
+
+        #expect(response.status == 200)
+        #expect(response.bodyText == harness.get(path).bodyText)
+    }
+
+    @Test func restoreKeepsToTheEnvironmentsAsked() throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get(
+            "/v1/accounts/\(ServiceHarness.account)/transactions", query: ["environment": "Production"])
+
+        #expect(response.status == 200)
+        let transactions = try #require(try jsonObject(response)["transactions"] as? [[String: Any]])
+        #expect(transactions.compactMap { $0["transactionId"] as? String } == ["2000000000000306"])
+    }
+
+    /// A misspelt or unknown parameter is refused, not ignored: the answer would look like the
+    /// one asked for.
+    @Test(arguments: [["al": "1"], ["all": "banana"], ["environment": "Staging"], ["account": "x"]])
+    func restoreWithAParameterItDoesNotTakeIsABadRequest(query: [String: String]) throws {
+        let harness = try Self.harnessWithTips()
+
+        let response = harness.get(
+            "/v1/accounts/\(ServiceHarness.account)/transactions",
+            query: HTTPQuery(query.map { HTTPQuery.Item(name: $0.key, value: $0.value) }))
+
+        #expect(response.status == 400)
+        #expect(try jsonObject(response)["error"] as? String == "invalid_parameter")
     }
 
     @Test func restoreAcceptsAnUppercaseAccountAndAnswersInLowercase() throws {

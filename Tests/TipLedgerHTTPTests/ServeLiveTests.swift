@@ -238,7 +238,8 @@ import TipLedgerTestSupport
         #expect(result.errors.hasPrefix("error: the API token must be at least 16 characters"))
         #expect(!result.errors.contains("serving"))
         #expect(!result.errors.contains(token))
-        #expect(!FileManager.default.fileExists(atPath: directory.file("ledger.sqlite")), "a bad setting creates no ledger")
+        #expect(
+            !FileManager.default.fileExists(atPath: directory.file("ledger.sqlite")), "a bad setting creates no ledger")
     }
 
     @Test func busyPortStopsTheServiceFromStarting() throws {
