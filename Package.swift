@@ -61,6 +61,7 @@ let package = Package(
             name: "TipLedgerCLITests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
+                "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
     ]

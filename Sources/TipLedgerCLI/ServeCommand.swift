@@ -150,12 +150,17 @@ struct ServeCommand: Command {
 }
 
 /// One access-log line: time, client, method, path, status, size, duration. Identifiers in the
-/// path (account UUIDs) are replaced, and query strings, headers and bodies never appear.
+/// path (account UUIDs) are replaced, so is any segment too long for a route's (a token or a JWS
+/// sent in the path by mistake), and query strings, headers and bodies never appear.
 enum AccessLogLine {
+    /// Longest path segment logged as it is: no route's segment is longer than a UUID.
+    static let longestSegment = 36
+
     static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
         let path = printable(
             entry.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-                UUID(uuidString: String(segment)) == nil ? String(segment) : ":account"
+                if UUID(uuidString: String(segment)) != nil { return ":account" }
+                return segment.utf8.count > longestSegment ? ":long" : String(segment)
             }.joined(separator: "/"))
         let milliseconds = Double(entry.durationMicroseconds) / 1000
         let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))

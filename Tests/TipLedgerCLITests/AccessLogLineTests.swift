@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerHTTP
+
+@testable import TipLedgerCLI
+
+/// `serve`'s access-log line names the route, never what a client put in the path.
+@Suite struct AccessLogLineTests {
+    func line(path: String) -> String {
+        AccessLogLine.format(
+            AccessLogEntry(
+                method: "GET", path: path, status: 404, responseBytes: 52, requestBytes: 0, durationMicroseconds: 1500,
+                remoteAddress: "192.0.2.7", completed: true),
+            at: AppleDate(wholeMilliseconds: 1_767_225_600_000))
+    }
+
+    @Test func aRouteIsLoggedAsItIs() {
+        #expect(line(path: "/v1/notifications").hasSuffix(" GET /v1/notifications 404 52B 1.5ms"))
+    }
+
+    @Test func anAccountIsReplaced() {
+        #expect(
+            line(path: "/v1/accounts/7E3FB20B-4CDB-47CC-936D-99D65F608138/transactions").contains(
+                " /v1/accounts/:account/transactions "))
+    }
+
+    /// A token or JWS sent in the path by mistake is not logged, however it is cut up.
+    @Test func aSegmentLongerThanAnyRoutesIsReplaced() {
+        let jwsStart =
+            "eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlFTURDQ0E3YWdBd0lCQWdJUWZUbGZkMGZOdkZXdnpDMVlJQU5zWGpBS0JnZ3Foa2pP"
+        let logged = line(path: "/v1/accounts/\(jwsStart)/transactions/\(String(jwsStart.prefix(37)))")
+
+        #expect(logged.contains(" /v1/accounts/:long/transactions/:long "))
+        #expect(!logged.contains("eyJ"))
+        #expect(line(path: "/\(String(jwsStart.prefix(36)))").contains(" /\(String(jwsStart.prefix(36))) "))
+    }
+}
