@@ -79,6 +79,9 @@ enum DaemonCallbacks {
         // The slot now owns a +1 on the request; `requestCompleted` releases it.
         requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
 
+        if hasAmbiguousFraming(connection) {
+            return queue(ambiguousFramingResponse, on: connection, for: request, context: context)
+        }
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = UInt64(String(cString: declared)), length > UInt64(context.maximumBodyBytes)
         {
@@ -88,6 +91,26 @@ enum DaemonCallbacks {
         return .YES
     }
 
+    /// Whether the request says two things about where its body ends: `Content-Length` fields
+    /// that disagree, or one beside `Transfer-Encoding`. A proxy in front may have read the other
+    /// one, and the bytes it took for the next request would then be read as this one's body
+    /// (request smuggling); RFC 9112 section 6.3 asks for a 400 and a closed connection.
+    private static func hasAmbiguousFraming(_ connection: OpaquePointer) -> Bool {
+        var lengths: Set<String> = []
+        var chunked = false
+        for (name, value) in values(of: connection, kind: .HEADER_KIND) {
+            if HTTPHeaders.namesMatch(name, "Content-Length") {
+                lengths.insert(value)
+            } else if HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
+                chunked = true
+            }
+        }
+        return lengths.count > 1 || (chunked && !lengths.isEmpty)
+    }
+
+    private static let ambiguousFramingResponse = HTTPResponse.error(
+        status: 400, code: "bad_request", message: "the request's Content-Length and Transfer-Encoding disagree")
+
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.
     private static func receive(
@@ -96,7 +119,8 @@ enum DaemonCallbacks {
     ) -> MHD_Result {
         uploadDataSize.pointee = 0
         request.receivedBytes += data.count
-        if !request.tooLarge {
+        // Already answered (refused at the headers): the body is only counted.
+        if !request.tooLarge && request.status == nil {
             if request.body.count + data.count <= context.maximumBodyBytes {
                 request.body.append(contentsOf: data)
             } else {
@@ -121,6 +145,8 @@ enum DaemonCallbacks {
     private static func finish(
         _ connection: OpaquePointer, request: RequestContext, context: DaemonContext
     ) -> MHD_Result {
+        // Refused at the headers: the answer is queued already.
+        if request.status != nil { return .YES }
         if request.tooLarge {
             return queue(tooLargeResponse(context), on: connection, for: request, context: context)
         }

@@ -123,6 +123,42 @@ import TipLedgerHTTP
         #expect(handler.recorder.requests.isEmpty)
     }
 
+    /// Framing a proxy in front could read differently from the server is refused, never
+    /// guessed (RFC 9112 section 6.3): the bytes after it must not be taken for a request. (A
+    /// single malformed value such as "5, 6" libmicrohttpd refuses itself.)
+    @Test(arguments: [
+        "Content-Length: 5\r\nContent-Length: 6\r\n", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+    ])
+    func ambiguousBodyFramingIsABadRequest(_ framing: String) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n\(framing)\r\nhello"
+                + "GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let response = try connection.readResponse()
+
+        #expect(response.status == 400)
+        #expect(response.bodyText.hasPrefix(#"{"error":"bad_request","message":"#))
+        #expect(connection.waitForClose())
+        #expect(handler.recorder.requests.isEmpty)
+    }
+
+    @Test func aRepeatedContentLengthThatAgreesIsAccepted() throws {
+        let server = try startTestServer()
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello")
+        let response = try connection.readResponse()
+
+        #expect(response.status == 200)
+        #expect(response.bodyText == "hello")
+    }
+
     @Test func expectContinueWithOversizeBodyGets413InsteadOfContinue() throws {
         let handler = TestHandler()
         let server = try startTestServer(handler)
