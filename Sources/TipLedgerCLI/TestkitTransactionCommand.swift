@@ -19,6 +19,10 @@ struct TestkitTransactionCommand: Command {
         accounts = try scanner.integer("--accounts", in: 1...10_000_000)
         days = try scanner.integer("--days", in: 1...36_500) ?? 30
         seed = try scanner.integer("--seed", in: 0...Int.max).map(UInt64.init)
+        if count == nil && accounts != nil {
+            throw CLIError.usage(
+                "--accounts shares out the tips of --count N; give --count", command: TestkitCommand.name)
+        }
         if count != nil && (options.transactionId != nil || options.originalTransactionId != nil) {
             throw CLIError.usage(
                 "--count makes fresh transaction ids; leave out --transaction-id", command: TestkitCommand.name)

@@ -82,6 +82,9 @@ import TipLedgerTestSupport
         FailingCase(
             name: "backup to an empty path", arguments: ["backup", ""], message: "the destination PATH is empty"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
+        FailingCase(
+            name: "testkit --accounts without --count", arguments: ["testkit", "transaction", "--accounts", "3"],
+            message: "--accounts shares out the tips of --count N; give --count"),
         FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
         FailingCase(
             name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
