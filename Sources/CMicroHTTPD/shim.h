@@ -12,12 +12,15 @@
 static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_socket listen_socket,
                                                      MHD_AccessHandlerCallback handler, void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
-                                                     void *completed_context, unsigned int worker_threads,
+                                                     void *completed_context,
+                                                     MHD_NotifyConnectionCallback connection_notify,
+                                                     void *connection_context, unsigned int worker_threads,
                                                      unsigned int connection_limit,
                                                      unsigned int connection_timeout_seconds) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, listen_socket,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
+                            MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
@@ -28,6 +31,12 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
 static inline const struct sockaddr *tl_mhd_client_address(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
+}
+
+// The connection's socket (valid until libmicrohttpd reports the connection closed), or -1.
+static inline int tl_mhd_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }
 
 #endif

@@ -34,7 +34,8 @@ struct ServeCommand: Command {
           --no-finish             record submitted transactions as pending
           --threads N             worker threads (default: one per core)
           --connection-limit N    simultaneous connections (default 64)
-          --timeout SECONDS       close connections idle this long (default 30)
+          --timeout SECONDS       close connections idle this long, or still sending a
+                                  request's headers after this long (default 30)
 
         """
 
@@ -59,6 +60,7 @@ struct ServeCommand: Command {
         if let limit = try scanner.integer("--connection-limit", in: 1...4096) { configuration.connectionLimit = limit }
         if let timeout = try scanner.integer("--timeout", in: 1...3600) {
             configuration.connectionTimeoutSeconds = timeout
+            configuration.headerDeadlineSeconds = timeout
         }
         // Checked before anything opens.
         guard configuration.connectionLimit >= configuration.workerThreads else {

@@ -25,6 +25,7 @@ enum DaemonCallbacks {
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
 
         guard let slot = requestSlot.pointee else {
+            context.headerDeadline.requestStarted(connection)
             return begin(connection, url: url, method: method, requestSlot: requestSlot, context: context)
         }
         // Borrowed: the slot keeps the +1 until the completion callback.
@@ -41,12 +42,14 @@ enum DaemonCallbacks {
 
     /// `MHD_RequestCompletedCallback`: libmicrohttpd is done with the request (answered, failed,
     /// timed out or shut down). Called once per request that reached `accessHandler`.
-    static let requestCompleted: MHD_RequestCompletedCallback = { contextPointer, _, requestSlot, termination in
+    static let requestCompleted: MHD_RequestCompletedCallback = {
+        contextPointer, connection, requestSlot, termination in
         guard let contextPointer, let requestSlot, let slot = requestSlot.pointee else { return }
         requestSlot.pointee = nil
         // Takes back the +1 `begin` gave the slot; the request context is freed when this scope ends.
         let request = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+        if let connection { context.headerDeadline.requestEnded(connection) }
         if let status = request.status, let log = context.accessLog {
             log(
                 AccessLogEntry(
@@ -58,6 +61,19 @@ enum DaemonCallbacks {
         }
         // Last, so that `stop` returning means every drained request has also been logged.
         context.inFlight.leave()
+    }
+
+    /// `MHD_NotifyConnectionCallback`: a connection opened or closed (closed before its socket
+    /// is), for the header deadline.
+    static let connectionNotified: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
+        guard let contextPointer, let connection else { return }
+        let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED:
+            context.headerDeadline.opened(connection, socket: tl_mhd_connection_socket(connection))
+        default:
+            context.headerDeadline.closed(connection)
+        }
     }
 
     // MARK: - The three phases of a request

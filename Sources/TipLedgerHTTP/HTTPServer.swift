@@ -53,7 +53,8 @@ public final class HTTPServer: Sendable {
         let socket = try ListenSocket.open(configuration.listenAddress)
         let context = DaemonContext(
             handler: handler, accessLog: accessLog, maximumBodyBytes: configuration.maximumBodyBytes,
-            bodyDeadline: .seconds(configuration.bodyDeadlineSeconds))
+            bodyDeadline: .seconds(configuration.bodyDeadlineSeconds),
+            headerDeadline: .seconds(configuration.headerDeadlineSeconds))
 
         // A fixed pool of worker threads, each with its own epoll set, accepting from the shared
         // listen socket and running handlers for its connections. Chosen over one thread per
@@ -72,7 +73,8 @@ public final class HTTPServer: Sendable {
         guard
             let daemon = tl_mhd_start_daemon(
                 flags, socket.descriptor, DaemonCallbacks.accessHandler, contextPointer,
-                DaemonCallbacks.requestCompleted, contextPointer, UInt32(configuration.workerThreads),
+                DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified, contextPointer,
+                UInt32(configuration.workerThreads),
                 UInt32(configuration.connectionLimit),
                 UInt32(configuration.connectionTimeoutSeconds))
         else {
@@ -133,6 +135,7 @@ public final class HTTPServer: Sendable {
         // Closes the connections left and joins their threads; the completion callback has run
         // for every request when it returns.
         MHD_stop_daemon(daemon.pointer)
+        context.headerDeadline.stop()
         daemon.socket.close()
 
         lifecycle.withLock { $0 = .stopped(drained: drained) }

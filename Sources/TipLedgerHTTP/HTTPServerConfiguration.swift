@@ -26,6 +26,10 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Seconds a request's body may take to arrive in all, however steadily it trickles: a
     /// client sending a byte now and then stays under the silence timeout, not under this.
     public var bodyDeadlineSeconds: Int = 30
+    /// Seconds a connection may wait for a request's headers in all, from when it opened or its
+    /// last request ended: bounds clients trickling header lines, which the silence timeout
+    /// does not, and idle keep-alive connections as well.
+    public var headerDeadlineSeconds: Int = 30
     /// Largest request body accepted, in bytes; a larger one gets 413 without being kept.
     public var maximumBodyBytes: Int = 64 * 1024
 
@@ -49,6 +53,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         }
         guard (1...86_400).contains(bodyDeadlineSeconds) else {
             throw .invalidConfiguration("body deadline \(bodyDeadlineSeconds) s is not in 1…86400")
+        }
+        guard (1...86_400).contains(headerDeadlineSeconds) else {
+            throw .invalidConfiguration("header deadline \(headerDeadlineSeconds) s is not in 1…86400")
         }
         guard (1...86_400).contains(connectionTimeoutSeconds) else {
             throw .invalidConfiguration("connection timeout \(connectionTimeoutSeconds) s is not in 1…86400")

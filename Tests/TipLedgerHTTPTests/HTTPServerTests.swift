@@ -266,6 +266,60 @@ import TipLedgerHTTP
         #expect(clock.now - start < .seconds(3))
     }
 
+    @Test func headersTricklingPastTheirDeadlineAreCutOff() throws {
+        // Each header line comes well within the 10 s silence timeout, but the headers as a
+        // whole take longer than their 1 s deadline: the server hangs up without an answer.
+        let handler = TestHandler()
+        let server = try startTestServer(handler) {
+            $0.connectionTimeoutSeconds = 10
+            $0.headerDeadlineSeconds = 1
+        }
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(200))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try connection.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        var outcome = LoopbackConnection.Probe.nothing
+        while outcome == .nothing && clock.now - start < .seconds(8) {
+            do {
+                try connection.send("X-Trickle: 1\r\n")
+            } catch {
+                outcome = .closed
+                break
+            }
+            outcome = connection.probe()
+        }
+
+        #expect(outcome == .closed)
+        #expect(clock.now - start < .seconds(4))
+        #expect(handler.recorder.requests.isEmpty)
+    }
+
+    /// The deadline runs only while headers are awaited: a handler may take longer, and each
+    /// request on a kept-alive connection starts it again.
+    @Test func theHeaderDeadlineSparesAnsweredRequestsAndRestartsForTheNext() throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler) { $0.headerDeadlineSeconds = 1 }
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port, receiveTimeout: .seconds(5))
+
+        try connection.sendRequest("GET", "/hold")
+        #expect(handler.entered.wait(timeout: .now() + 5) == .success)
+        usleep(1_600_000)
+        handler.release.signal()
+        let held = try connection.readResponse()
+        var later: [Int] = []
+        for _ in 0..<3 {
+            usleep(600_000)
+            try connection.sendRequest("GET", "/again")
+            later.append(try connection.readResponse().status)
+        }
+
+        #expect(held.status == 200)
+        #expect(held.bodyText == "released")
+        #expect(later == [200, 200, 200])
+    }
+
     @Test func clientStallingMidBodyIsDisconnectedWithoutAnAnswer() throws {
         let handler = TestHandler()
         let server = try startTestServer(handler) { $0.connectionTimeoutSeconds = 1 }
