@@ -125,7 +125,7 @@ enum DaemonCallbacks {
     }
 
     private static let ambiguousFramingResponse = HTTPResponse.error(
-        status: 400, code: "bad_request", message: "the request's Content-Length and Transfer-Encoding disagree")
+        status: 400, code: "bad_request", message: "the request's Content-Length and Transfer-Encoding fields disagree")
 
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.
