@@ -176,7 +176,8 @@ struct VerifyCommand: Command {
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)
-                case .failure(let error): bodies[index] = .ledgerError(error)
+                case .failure(let error):
+                    bodies[index] = error.rejection.map(VerifyReport.Body.rejected) ?? .ledgerError(error)
                 }
             }
         }

@@ -143,18 +143,13 @@ public final class TipLedgerService: Sendable {
         } catch {
             return rejection(error, status: 400)
         }
-        if let reason = Ledger.unrecordableReason(.notification(verified)) {
-            return rejection(reason, status: 400)
+        let result: RecordResult
+        switch record(.notification(verified), finish: false, rejectedStatus: 400) {
+        case .recorded(let recorded): result = recorded
+        case .answered(let response): return response
         }
-        metrics.countVerification("ok")
         let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
         metrics.countNotification(type: type)
-        let result: RecordResult
-        do {
-            result = try ledger.record(.notification(verified), finish: false)
-        } catch {
-            return unavailable(error)
-        }
         return .json { writer in
             writer.object { object in
                 object.field("outcome", result.outcome.rawValue)
@@ -165,6 +160,30 @@ public final class TipLedgerService: Sendable {
                 object.field("transactionId", result.transactionId)
                 object.field("state", result.state?.rawValue)
             }
+        }
+    }
+
+    private enum Recording {
+        case recorded(RecordResult)
+        /// The answer instead: a rejection, or 503 when the ledger cannot take it now.
+        case answered(HTTPResponse)
+    }
+
+    /// Records a verified payload, unless the ledger rejects it (answered `rejectedStatus` with
+    /// the code) or cannot take it now (503). Counts the verification once, by its outcome.
+    private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
+        if let reason = Ledger.unrecordableReason(payload) {
+            return .answered(rejection(reason, status: rejectedStatus))
+        }
+        do {
+            let result = try ledger.record(payload, finish: finish)
+            metrics.countVerification("ok")
+            return .recorded(result)
+        } catch let error as StoreError where error.rejection != nil {
+            return .answered(rejection(error.rejection!, status: rejectedStatus))
+        } catch {
+            metrics.countVerification("ok")
+            return .answered(unavailable(error))
         }
     }
 
@@ -180,15 +199,10 @@ public final class TipLedgerService: Sendable {
         } catch {
             return rejection(error, status: 422)
         }
-        if let reason = Ledger.unrecordableReason(.transaction(verified)) {
-            return rejection(reason, status: 422)
-        }
-        metrics.countVerification("ok")
         let result: RecordResult
-        do {
-            result = try ledger.record(.transaction(verified), finish: finishesTransactions)
-        } catch {
-            return unavailable(error)
+        switch record(.transaction(verified), finish: finishesTransactions, rejectedStatus: 422) {
+        case .recorded(let recorded): result = recorded
+        case .answered(let response): return response
         }
         return .json { writer in
             writer.object { object in

@@ -191,9 +191,15 @@ struct RecordWriter {
             // any notification's newer transaction info updates a known one.
             let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
             let before = try nested.transactionId.flatMap { try amounts(nested.environment.rawValue, $0) }
-            let (change, _) = try apply(
-                nested, before: before, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke,
-                mayInsert: mayInsert)
+            let change: Change
+            do {
+                (change, _) = try apply(
+                    nested, before: before, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke,
+                    mayInsert: mayInsert)
+            } catch let error as StoreError {
+                guard let rejection = error.rejection else { throw error }
+                throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
+            }
             switch change {
             case .inserted(let event): (effect, changed) = ("recorded_\(event)", true)
             case .updated(let event): (effect, changed) = (event, true)
@@ -318,6 +324,13 @@ struct RecordWriter {
             before = try amounts(environment, transactionId)
         }
         guard let before else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        if let fields = try contradictedFields(transaction, rowid: before.rowid) {
+            throw StoreError(
+                rejecting: VerificationError(
+                    .invalidPayload,
+                    "it contradicts the recorded transaction \(transactionId): its \(fields.joined(separator: ", ")) "
+                        + (fields.count == 1 ? "differs" : "differ")))
+        }
         guard signedDate > before.signedDate else { return (.stale, before) }
         try database.run(
             """
@@ -336,6 +349,41 @@ struct RecordWriter {
                 from: before, to: after, transactionId, environment, source: source, currency: payload.currency)
         else { return (.unchanged, after) }
         return (.updated(stateEvent), after)
+    }
+
+    /// The fields fixed at purchase that `transaction` gives otherwise than the row `rowid`
+    /// holds, by their names in Apple's model; nil when none does. A field either side lacks is
+    /// not compared. Every signed version of a transaction carries the same purchase: one that
+    /// does not would leave the row and its newest evidence telling different stories.
+    private func contradictedFields(_ transaction: VerifiedTransaction, rowid: Int64) throws -> [String]? {
+        let payload = transaction.payload
+        let recorded = try database.queryOne(
+            """
+            SELECT product_id, bundle_id, price_milli, currency, quantity, purchase_date_ms, original_transaction_id,
+                account, app_transaction_id
+            FROM transactions WHERE id = ?
+            """, rowid
+        ) { row in
+            // Product and bundle are stored as "" when the payload had none.
+            [
+                row.text(0).flatMap { $0.isEmpty ? nil : $0 }, row.text(1).flatMap { $0.isEmpty ? nil : $0 },
+                row.optionalInt64(2).map(String.init), row.text(3), String(row.int64(4)),
+                row.optionalInt64(5).map(String.init), row.text(6), row.text(7), row.text(8),
+            ]
+        }
+        guard let recorded else { return nil }
+        let given: [(String, String?)] = [
+            ("productId", payload.productId), ("bundleId", payload.bundleId), ("price", payload.price.map(String.init)),
+            ("currency", payload.currency), ("quantity", payload.quantity.map(String.init)),
+            ("purchaseDate", payload.purchaseDate.map { String($0.wholeMilliseconds) }),
+            ("originalTransactionId", payload.originalTransactionId),
+            ("appAccountToken", payload.appAccountToken?.lowercased()), ("appTransactionId", payload.appTransactionId),
+        ]
+        let differing = zip(given, recorded).compactMap { field, stored -> String? in
+            guard let value = field.1, let stored, value != stored else { return nil }
+            return field.0
+        }
+        return differing.isEmpty ? nil : differing
     }
 
     /// Records the event for a change of refund or revocation state; nil when nothing changed.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
 
 /// A failure of the ledger database: SQLite's result code and message, the SQL that failed
 /// (never the bound values, which may be customer data), and a hint for people when one helps.
@@ -9,12 +10,25 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The statement that failed, when there was one.
     public let sql: String?
     public let hint: String?
+    /// Set when the input, not the ledger, is at fault (a signed transaction that contradicts
+    /// the recorded one): the caller reports it as this rejection of the input.
+    public let rejection: VerificationError?
 
     public init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
         self.code = code
         self.message = message
         self.sql = sql
         self.hint = hint
+        self.rejection = nil
+    }
+
+    /// The input is rejected: it cannot be recorded beside what the ledger holds.
+    init(rejecting rejection: VerificationError) {
+        self.code = 0
+        self.message = rejection.message
+        self.sql = nil
+        self.hint = nil
+        self.rejection = rejection
     }
 
     public var description: String {

@@ -184,6 +184,37 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A signed version of a recorded transaction with another purchase in it is a rejected
+    /// line, not a ledger failure: exit 1, and the rest of the input is recorded.
+    @Test func aVersionContradictingTheRecordedPurchaseIsARejectedLine() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let signing = ["testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId]
+            let same = [
+                "--transaction-id", "2000000000000777", "--purchase-date", "2026-11-01T10:00:00Z", "--account",
+                "7e3fb20b-4cdb-47cc-936d-99d65f608138",
+            ]
+            async let first = TipLedgerBinary.run(signing + same + ["--price", "0.99"], in: directory.path)
+            async let second = TipLedgerBinary.run(
+                signing + same + ["--price", "9.99", "--signed-date", "2026-11-02T10:00:00Z"], in: directory.path)
+            async let other = TipLedgerBinary.run(signing, in: directory.path)
+            let tokens = try await [first, second, other]
+            for token in tokens { try #require(token.exited(0), "\(token.summary)") }
+
+            let result = try await TipLedgerBinary.run(
+                ["verify", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys),
+                input: .text(tokens.map(\.out).joined()), in: directory.path)
+
+            #expect(result.exited(1), "\(result.summary)")
+            #expect(result.err.isEmpty)
+            #expect(
+                result.outLines[1]
+                    == "line 2: rejected invalid_payload (INVALID_JWT_FORMAT): it contradicts the recorded transaction "
+                    + "2000000000000777: its price differs")
+            #expect(result.outLines.last == "3 lines: 2 accepted, 1 rejected")
+        }
+    }
+
     @Test func finishingAnUnknownIdExitsWith1() async throws {
         try await TemporaryDirectory.with { directory in
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)

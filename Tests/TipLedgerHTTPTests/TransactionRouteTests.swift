@@ -60,6 +60,30 @@ import TipLedgerTestSupport
         #expect(try harness.integer("SELECT count(*) FROM events WHERE kind = 'recorded'") == 1)
     }
 
+    /// A validly signed version of a recorded transaction with another purchase in it is
+    /// rejected (422; 400 inside a notification), and the ledger keeps what it had.
+    @Test func aVersionContradictingTheRecordedPurchaseIsRejected() throws {
+        let harness = try ServiceHarness()
+        let id = "2000000000000205"
+        #expect(harness.postTransaction(try TestChains.transaction(id: id, price: 990)).status == 200)
+        let other = try TestChains.transaction(id: id, price: 99_000) {
+            $0.signedDate = TestChains.referenceMilliseconds + 3_600_000
+        }
+        let refund = try TestChains.notification(
+            type: "REFUND", uuid: TestChains.uuid(205), signedDate: TestChains.referenceMilliseconds + 7_200_000,
+            around: other)
+
+        let direct = harness.postTransaction(other)
+        let notified = harness.postNotification(refund)
+
+        #expect(direct.status == 422)
+        #expect(try jsonObject(direct)["error"] as? String == "invalid_payload")
+        #expect(notified.status == 400)
+        #expect(try jsonObject(notified)["error"] as? String == "invalid_payload")
+        #expect(try harness.count("evidence") == 1)
+        #expect(try harness.count("notifications") == 0)
+    }
+
     @Test func serviceThatDoesNotFinishRecordsPendingTransactions() throws {
         let harness = try ServiceHarness(finishesTransactions: false)
 
