@@ -31,7 +31,7 @@ struct FinishCommand: Command {
         guard transactionIds.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
             throw CLIError.usage("a transaction id is 1 to 64 characters", command: Self.name)
         }
-        environments = globals.environmentsWereGiven ? globals.environments : Set(AppStoreEnvironment.allCases)
+        environments = Set(globals.givenEnvironments ?? AppStoreEnvironment.allCases)
         format = try globals.format(allowing: [.text, .json], command: Self.name)
     }
 

@@ -17,8 +17,14 @@ struct GlobalOptions {
     /// Whether `--environment` or its variable was given (not just the default).
     var environmentsWereGiven: Bool
     /// The environments a query is limited to: those given with `--environment` or its
-    /// variable, sorted; nil (all of them) when none were given.
-    var givenEnvironments: [AppStoreEnvironment]? { environmentsWereGiven ? environments.sorted() : nil }
+    /// variable, sorted; nil (all of them) when none were given. Xcode and LocalTesting go
+    /// together, as `verify` accepts either under either name.
+    var givenEnvironments: [AppStoreEnvironment]? {
+        guard environmentsWereGiven else { return nil }
+        var given = environments
+        if given.contains(where: \.isLocalTesting) { given.formUnion([.xcode, .localTesting]) }
+        return given.sorted()
+    }
     var appAppleId: Int64?
     var rootFiles: [String]
     var keysDirectory: String?
