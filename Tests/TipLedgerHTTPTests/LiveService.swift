@@ -77,6 +77,11 @@ final class LiveService {
     /// The access-log lines written so far (every line of standard error that is one).
     var accessLog: [AccessLogLine] { child.errors.lines.compactMap(AccessLogLine.init) }
 
+    /// Standard error without the access log: what to show when the service ended badly.
+    var diagnostics: String {
+        child.errors.lines.filter { AccessLogLine($0) == nil }.suffix(20).joined(separator: "\n")
+    }
+
     /// The ledger file, opened after the service stopped.
     func openLedger() throws -> Ledger {
         try Ledger.open(path: databasePath)

@@ -83,7 +83,8 @@ extension ServeLiveTests {
             notificationLatencies.withLock { $0 += latencies }
         }
         let elapsed = clock.now - started
-        #expect(service.stop() == 0)
+        let status = service.stop()
+        #expect(status == 0, "\(service.diagnostics)")
 
         #expect(finished)
         #expect(failures.withLock { $0 } == [])
