@@ -20,10 +20,7 @@ struct GlobalOptions {
     /// variable, sorted; nil (all of them) when none were given. Xcode and LocalTesting go
     /// together, as `verify` accepts either under either name.
     var givenEnvironments: [AppStoreEnvironment]? {
-        guard environmentsWereGiven else { return nil }
-        var given = environments
-        if given.contains(where: \.isLocalTesting) { given.formUnion([.xcode, .localTesting]) }
-        return given.sorted()
+        environmentsWereGiven ? AppStoreEnvironment.queryScope(environments) : nil
     }
     var appAppleId: Int64?
     var rootFiles: [String]

@@ -28,6 +28,14 @@ public enum AppStoreEnvironment: String, Sendable, CaseIterable, Hashable, Compa
         return result.isEmpty ? nil : result
     }
 
+    /// The environments a query for `environments` covers, sorted: Xcode and LocalTesting go
+    /// together, as verification accepts either under either name.
+    public static func queryScope(_ environments: Set<AppStoreEnvironment>) -> [AppStoreEnvironment] {
+        var scope = environments
+        if scope.contains(where: \.isLocalTesting) { scope.formUnion([.xcode, .localTesting]) }
+        return scope.sorted()
+    }
+
     public static func < (lhs: AppStoreEnvironment, rhs: AppStoreEnvironment) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

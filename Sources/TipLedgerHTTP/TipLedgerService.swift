@@ -179,9 +179,10 @@ public final class TipLedgerService: Sendable {
             let result = try ledger.record(payload, finish: finish)
             metrics.countVerification("ok")
             return .recorded(result)
-        } catch let error as StoreError where error.rejection != nil {
-            return .answered(rejection(error.rejection!, status: rejectedStatus))
         } catch {
+            if let refused = (error as? StoreError)?.rejection {
+                return .answered(rejection(refused, status: rejectedStatus))
+            }
             metrics.countVerification("ok")
             return .answered(unavailable(error))
         }
@@ -230,8 +231,6 @@ public final class TipLedgerService: Sendable {
 
     // MARK: Query routes
 
-    /// Runs `body` when the request carries the configured bearer token; 404 when no token is
-    /// configured (the routes do not exist then), 401 otherwise.
     /// A query route: it exists only with an API token configured (404 for every method
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
     /// HEAD, and needs the token.
@@ -240,6 +239,8 @@ public final class TipLedgerService: Sendable {
         return method == "GET" ? authorized(request, body) : Self.methodNotAllowed("GET")
     }
 
+    /// Runs `body` when the request carries the configured bearer token; 404 when no token is
+    /// configured (the routes do not exist then), 401 otherwise.
     private func authorized(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
         guard let apiToken else {
             return .error(status: 404, code: "not_found", message: "no such resource")
@@ -280,7 +281,7 @@ public final class TipLedgerService: Sendable {
         var environments: [AppStoreEnvironment]? = nil
         if let list = request.query["environment"] {
             guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
-            environments = parsed.sorted()
+            environments = AppStoreEnvironment.queryScope(parsed)
         }
         do {
             let restore = try ledger.restore(
@@ -319,7 +320,7 @@ public final class TipLedgerService: Sendable {
             var environments: [AppStoreEnvironment]? = nil
             if let list = request.query["environment"] {
                 guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
-                environments = parsed.sorted()
+                environments = AppStoreEnvironment.queryScope(parsed)
             }
             query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
