@@ -82,6 +82,11 @@ import TipLedgerTestSupport
         #expect(try jsonObject(notified)["error"] as? String == "invalid_payload")
         #expect(try harness.count("evidence") == 1)
         #expect(try harness.count("notifications") == 0)
+        // Each request counted once, by its outcome: the first recorded, the other two refused.
+        let metrics = try PrometheusText(harness.request("GET", "/metrics"))
+        #expect(metrics["tipledger_verifications_total", ["outcome": "ok"]] == 1)
+        #expect(metrics["tipledger_verifications_total", ["outcome": "invalid_payload"]] == 2)
+        #expect(metrics["tipledger_notifications_total", ["type": "REFUND"]] == nil)
     }
 
     @Test func serviceThatDoesNotFinishRecordsPendingTransactions() throws {
