@@ -359,6 +359,17 @@ import TipLedgerTestSupport
         }
     }
 
+    @Test(arguments: [["report"], ["pending"], ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138"]])
+    func aReadingCommandOnAnEmptyFileExitsWith74AndLeavesItEmpty(_ command: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            _ = try directory.write("", to: "empty.sqlite")
+            let result = try await TipLedgerBinary.run(command + ["--db", "empty.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "empty.sqlite is an empty file, not a ledger", hint: true)
+            #expect(try directory.read("empty.sqlite").isEmpty)
+        }
+    }
+
     @Test func ledgerWithANewerSchemaExitsWith74NamingBothVersions() async throws {
         try await TemporaryDirectory.with { directory in
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
@@ -418,6 +429,9 @@ import TipLedgerTestSupport
         /// An empty file (a ledger not set up yet) instead of a migrated ledger.
         var empty = false
         let message: String
+        /// The command that runs into it: one that writes, since one that only reads refuses an
+        /// empty file before opening it.
+        var command: String { empty ? "migrate" : "report" }
         var testDescription: String { name }
     }
 
@@ -453,7 +467,7 @@ import TipLedgerTestSupport
             defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
 
             let result = try await Self.runBoundByPermissions(
-                ["report", "--db", "ledger/l.sqlite"], in: directory.path)
+                [readOnly.command, "--db", "ledger/l.sqlite"], in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
             Self.expectErrorLines(result, containing: readOnly.message, hint: true)
             #expect(
