@@ -356,35 +356,37 @@ struct RecordWriter {
     /// not compared. Every signed version of a transaction carries the same purchase: one that
     /// does not would leave the row and its newest evidence telling different stories.
     private func contradictedFields(_ transaction: VerifiedTransaction, rowid: Int64) throws -> [String]? {
-        let payload = transaction.payload
-        let recorded = try database.queryOne(
-            """
-            SELECT product_id, bundle_id, price_milli, currency, quantity, purchase_date_ms, original_transaction_id,
-                account, app_transaction_id
-            FROM transactions WHERE id = ?
-            """, rowid
-        ) { row in
+        let fields = Self.purchaseFields
+        guard
+            let recorded = try database.queryOne(
+                Self.selectPurchase, rowid, row: { row in fields.indices.map { row.text(Int32($0)) } })
+        else { return nil }
+        let differing = zip(fields, recorded).compactMap { field, stored -> String? in
             // Product and bundle are stored as "" when the payload had none.
-            [
-                row.text(0).flatMap { $0.isEmpty ? nil : $0 }, row.text(1).flatMap { $0.isEmpty ? nil : $0 },
-                row.optionalInt64(2).map(String.init), row.text(3), String(row.int64(4)),
-                row.optionalInt64(5).map(String.init), row.text(6), row.text(7), row.text(8),
-            ]
-        }
-        guard let recorded else { return nil }
-        let given: [(String, String?)] = [
-            ("productId", payload.productId), ("bundleId", payload.bundleId), ("price", payload.price.map(String.init)),
-            ("currency", payload.currency), ("quantity", payload.quantity.map(String.init)),
-            ("purchaseDate", payload.purchaseDate.map { String($0.wholeMilliseconds) }),
-            ("originalTransactionId", payload.originalTransactionId),
-            ("appAccountToken", payload.appAccountToken?.lowercased()), ("appTransactionId", payload.appTransactionId),
-        ]
-        let differing = zip(given, recorded).compactMap { field, stored -> String? in
-            guard let value = field.1, let stored, value != stored else { return nil }
-            return field.0
+            guard let value = field.value(transaction.payload), let stored, !stored.isEmpty, value != stored else {
+                return nil
+            }
+            return field.name
         }
         return differing.isEmpty ? nil : differing
     }
+
+    /// The fields fixed at purchase: each one's name in Apple's model, its column, and the
+    /// payload's value as the column holds it (SQLite reads an integer column as decimal text).
+    private static let purchaseFields:
+        [(name: String, column: String, value: @Sendable (JWSTransactionDecodedPayload) -> String?)] = [
+            ("productId", "product_id", { $0.productId }), ("bundleId", "bundle_id", { $0.bundleId }),
+            ("price", "price_milli", { $0.price.map(String.init) }), ("currency", "currency", { $0.currency }),
+            ("quantity", "quantity", { $0.quantity.map(String.init) }),
+            ("purchaseDate", "purchase_date_ms", { $0.purchaseDate.map { String($0.wholeMilliseconds) } }),
+            ("originalTransactionId", "original_transaction_id", { $0.originalTransactionId }),
+            ("appAccountToken", "account", { $0.appAccountToken?.lowercased() }),
+            ("appTransactionId", "app_transaction_id", { $0.appTransactionId }),
+        ]
+
+    /// `purchaseFields`' columns of one transaction row, in their order.
+    private static let selectPurchase =
+        "SELECT \(purchaseFields.map(\.column).joined(separator: ", ")) FROM transactions WHERE id = ?"
 
     /// Records the event for a change of refund or revocation state; nil when nothing changed.
     private func recordStateChange(
