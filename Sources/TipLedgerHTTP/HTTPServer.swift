@@ -130,7 +130,7 @@ public final class HTTPServer: Sendable {
         _ = MHD_quiesce_daemon(daemon.pointer)
         daemon.socket.refuseNewConnections()
 
-        let drained = context.inFlight.wait(timeout: .now() + Self.dispatchInterval(gracePeriod)) == .success
+        let drained = context.inFlight.wait(timeout: .now() + gracePeriod.dispatchInterval) == .success
 
         // Closes the connections left and joins their threads; the completion callback has run
         // for every request when it returns.
@@ -142,9 +142,13 @@ public final class HTTPServer: Sendable {
         running.leave()
         return drained
     }
+}
 
-    private static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = duration.components
+extension Duration {
+    /// The same span for Dispatch: whole nanoseconds, `.never` past what it can hold, zero
+    /// for a negative span.
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
         guard seconds >= 0 else { return .nanoseconds(0) }
         let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max) else { return .never }

@@ -38,8 +38,7 @@ final class HeaderDeadline: Sendable {
     init(deadline: Duration, sweepInterval: Duration) {
         self.deadline = deadline
         timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
-        let (seconds, attoseconds) = sweepInterval.components
-        let interval = DispatchTimeInterval.nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        let interval = sweepInterval.dispatchInterval
         timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in _ = self?.sweep(now: .now) }
         // Resumed here: a source released while still suspended is a crash in libdispatch.
