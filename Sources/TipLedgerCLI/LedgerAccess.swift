@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerStore
 
@@ -13,12 +12,12 @@ extension GlobalOptions {
     func openLedger(clock: WallClock, mustExist: Bool, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
         if mustExist && databasePath != ":memory:" {
             let hint = "pass --db PATH (or set TIPLEDGER_DB), or record into it first with 'tipledger verify'"
-            guard FileManager.default.fileExists(atPath: databasePath) else {
+            var status = stat()
+            guard stat(databasePath, &status) == 0 else {
                 throw CLIError(.ioError, "no ledger at \(databasePath)", hint: hint)
             }
             // SQLite would take an empty file for an empty database and write a schema into it.
-            var status = stat()
-            if stat(databasePath, &status) == 0 && status.st_size == 0 {
+            if status.st_size == 0 {
                 throw CLIError(.ioError, "\(databasePath) is an empty file, not a ledger", hint: hint)
             }
         }
