@@ -79,22 +79,20 @@ public struct VerificationContext: Sendable, Equatable {
     public let usedClock: Bool
 }
 
-/// A signed transaction whose signature, chain and identity were verified.
-public final class VerifiedTransaction: Sendable {
-    public let payload: JWSTransactionDecodedPayload
+/// A signed payload whose signature, chain and identity were verified, with the token that
+/// proved it.
+public final class Verified<Payload: Sendable>: Sendable {
+    public let payload: Payload
     /// The signed JWS exactly as received: the evidence, re-verifiable offline.
     public let jws: String
     public let environment: AppStoreEnvironment
-    /// The time the chain was checked at: `signedDate`, or the clock when it had none.
+    /// The time the chain was checked at: the payload's signing date, or the clock when it had
+    /// none.
     public let effectiveDate: AppleDate
     public let context: VerificationContext
 
-    /// The transaction's id. Apple's model allows it to be absent (some mock data has none);
-    /// the ledger refuses to record such a transaction.
-    public var transactionId: String? { payload.transactionId }
-
     init(
-        payload: JWSTransactionDecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        payload: Payload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
         context: VerificationContext
     ) {
         self.payload = payload
@@ -103,6 +101,19 @@ public final class VerifiedTransaction: Sendable {
         self.effectiveDate = effectiveDate
         self.context = context
     }
+}
+
+/// A signed transaction, verified.
+public typealias VerifiedTransaction = Verified<JWSTransactionDecodedPayload>
+/// Signed renewal information, verified.
+public typealias VerifiedRenewalInfo = Verified<JWSRenewalInfoDecodedPayload>
+/// A signed app transaction, verified.
+public typealias VerifiedAppTransaction = Verified<AppTransaction>
+
+extension Verified where Payload == JWSTransactionDecodedPayload {
+    /// The transaction's id. Apple's model allows it to be absent (some mock data has none);
+    /// the ledger refuses to record such a transaction.
+    public var transactionId: String? { payload.transactionId }
 }
 
 /// A signed notification whose signature, chain, identity and nested signed payloads were
@@ -139,45 +150,5 @@ public final class VerifiedNotification: Sendable {
         self.transaction = transaction
         self.renewalInfo = renewalInfo
         self.appTransaction = appTransaction
-    }
-}
-
-/// Signed renewal information, verified.
-public final class VerifiedRenewalInfo: Sendable {
-    public let payload: JWSRenewalInfoDecodedPayload
-    public let jws: String
-    public let environment: AppStoreEnvironment
-    public let effectiveDate: AppleDate
-    public let context: VerificationContext
-
-    init(
-        payload: JWSRenewalInfoDecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
-        context: VerificationContext
-    ) {
-        self.payload = payload
-        self.jws = jws
-        self.environment = environment
-        self.effectiveDate = effectiveDate
-        self.context = context
-    }
-}
-
-/// A signed app transaction, verified.
-public final class VerifiedAppTransaction: Sendable {
-    public let payload: AppTransaction
-    public let jws: String
-    public let environment: AppStoreEnvironment
-    public let effectiveDate: AppleDate
-    public let context: VerificationContext
-
-    init(
-        payload: AppTransaction, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
-        context: VerificationContext
-    ) {
-        self.payload = payload
-        self.jws = jws
-        self.environment = environment
-        self.effectiveDate = effectiveDate
-        self.context = context
     }
 }
