@@ -85,12 +85,8 @@ public struct JSONParser: ~Copyable {
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
         var members = JSONObject.Builder()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            depth -= 1
-            return .object(members.object)
-        }
-        while true {
+        if leaves(at: UInt8(ascii: "}")) { return .object(members.object) }
+        repeat {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name")
             }
@@ -103,42 +99,41 @@ public struct JSONParser: ~Copyable {
             guard members.append(name, key: key, try parseValue()) else {
                 throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
             }
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                skipWhitespace()
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "}") else { throw error("expected ',' or '}'") }
-            index += 1
-            depth -= 1
-            return .object(members.object)
-        }
+        } while try continues(before: UInt8(ascii: "}"), otherwise: "expected ',' or '}'")
+        return .object(members.object)
     }
 
     private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
         try enter()
         var elements: [JSONValue] = []
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
+        if leaves(at: UInt8(ascii: "]")) { return .array(elements) }
+        repeat {
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw error("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                skipWhitespace()
-                continue
-            }
-            guard bytes[index] == UInt8(ascii: "]") else { throw error("expected ',' or ']'") }
+        } while try continues(before: UInt8(ascii: "]"), otherwise: "expected ',' or ']'")
+        return .array(elements)
+    }
+
+    /// Steps past `closer` when it comes next, leaving the object or array: whether it did.
+    private mutating func leaves(at closer: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == closer else { return false }
+        index += 1
+        depth -= 1
+        return true
+    }
+
+    /// After a member or element: true past a ',' (another one follows), false past `closer`.
+    private mutating func continues(before closer: UInt8, otherwise expected: String) throws(JSONSyntaxError)
+        -> Bool
+    {
+        skipWhitespace()
+        guard index < bytes.count else { throw error("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") {
             index += 1
-            depth -= 1
-            return .array(elements)
+            skipWhitespace()
+            return true
         }
+        guard leaves(at: closer) else { throw error(expected) }
+        return false
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
