@@ -202,8 +202,9 @@ final class Database: @unchecked Sendable {
     /// The rowid of the last inserted row.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
-    /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Whether a transaction is open: false again once one ended, by COMMIT, by ROLLBACK or by
+    /// SQLite itself after an error that undoes it all (https://sqlite.org/lang_transaction.html).
+    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 

@@ -81,17 +81,19 @@ extension Ledger {
                 }
             } catch  where itemFailed {}
             return try database.writeTransaction {
-                items.indices.map { index in
+                try items.indices.map { index in
                     do {
                         return .success(
                             try database.savepoint {
                                 var writer = RecordWriter(database: database, now: now)
                                 return try writer.record(items[index], digest: tokenDigests?[index], finish: finish)
                             })
-                    } catch let error as StoreError {
-                        return .failure(error)
                     } catch {
-                        return .failure(StoreError(code: 0, message: "\(error)"))
+                        // Some errors (disk full, I/O error, out of memory) make SQLite roll back
+                        // the whole transaction by itself: then the batch has failed as a whole,
+                        // and the items after this one must not go on outside it.
+                        guard database.isInTransaction else { throw error }
+                        return .failure(error as? StoreError ?? StoreError(code: 0, message: "\(error)"))
                     }
                 }
             }

@@ -105,6 +105,26 @@ import TipLedgerTestSupport
         #expect(try database.queryOne("SELECT count(*) FROM items") { $0.int64(0) } == 0)
     }
 
+    /// A full disk makes SQLite roll back the whole transaction by itself, in the middle of the
+    /// item-by-item pass: the batch must fail as a whole, not go on in new transactions of its own.
+    @Test func fullDiskInTheMiddleOfABatchWritesNothingOfIt() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction(id: "1000000000000001"))
+        let pages = try store.ledger.integer("PRAGMA page_count")
+        // Room for a few items, not for the 100 of the batch.
+        try store.ledger.execute("PRAGMA max_page_count = \(pages + 4)")
+        let batch = try (1...100).map { try TestChains.transaction(id: String(2_000_000_000_000_000 + $0)) }
+
+        #expect(throws: StoreError.self) { try store.results(ofBatch: batch) }
+
+        #expect(try store.count("transactions") == 1)
+        #expect(try store.count("evidence") == 1)
+        #expect(try store.ledger.integer("SELECT count(*) FROM events WHERE transaction_id LIKE '2%'") == 0)
+        // And the ledger takes writes again once there is room.
+        try store.ledger.execute("PRAGMA max_page_count = 1000000")
+        #expect(try store.record(batch: Array(batch.prefix(3))).allSatisfy { $0.outcome == .recorded })
+    }
+
     @Test func verifiedRenewalInfoIsNotRecorded() throws {
         let store = try TestLedger()
         var writer = JSONWriter()
