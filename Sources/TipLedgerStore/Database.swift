@@ -15,6 +15,8 @@ final class Database: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The path the connection was opened with.
     let path: String
+    /// How long a statement waits for another connection's lock before failing with BUSY.
+    let busyTimeoutMilliseconds: Int32
     private var statements: [StatementKey: Statement] = [:]
 
     /// How long a writer waits for another connection's write lock before failing with BUSY,
@@ -42,6 +44,7 @@ final class Database: @unchecked Sendable {
         }
         self.handle = handle
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         do {
             try configure(readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
@@ -222,6 +225,14 @@ final class Database: @unchecked Sendable {
             headerIds.removeAll()
             throw error
         }
+    }
+
+    /// Runs `body` with the busy handler waiting at most `milliseconds`, then gives the
+    /// connection its own timeout back.
+    func withBusyTimeout<Result>(milliseconds: Int32, _ body: () throws -> Result) rethrows -> Result {
+        sqlite3_busy_timeout(handle, milliseconds)
+        defer { sqlite3_busy_timeout(handle, busyTimeoutMilliseconds) }
+        return try body()
     }
 
     /// Runs `body` inside a savepoint, undoing only its changes when it throws.

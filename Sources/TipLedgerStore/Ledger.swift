@@ -42,12 +42,17 @@ public final class Ledger: Sendable {
     public static func open(path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30)) throws
         -> Ledger
     {
-        try open(path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames)
+        try open(
+            path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames,
+            restartFrames: Checkpointer.restartFrames)
     }
 
-    /// `open`, checkpointing every `checkpointFrames` frames of log (tests use a small number).
-    static func open(path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int) throws -> Ledger {
-        let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000)
+    /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
+    /// than `restartFrames` (tests use small numbers).
+    static func open(
+        path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64
+    ) throws -> Ledger {
+        let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
         try Migrator.migrate(database)
         guard path != ":memory:" else {
@@ -58,10 +63,12 @@ public final class Ledger: Sendable {
         // has grown enough.
         database.watchLog()
         let checkpointer = Checkpointer(
-            LockedDatabase(try Database(path: path, cacheMebibytes: 1)), checkpointFrames: checkpointFrames)
+            LockedDatabase(try Database(path: path, busyTimeoutMilliseconds: milliseconds, cacheMebibytes: 1)),
+            checkpointFrames: checkpointFrames, restartFrames: restartFrames)
         return Ledger(
-            path: path, connection: LockedDatabase(database), readers: ReaderPool(path: path),
-            checkpointer: checkpointer, clock: clock)
+            path: path, connection: LockedDatabase(database),
+            readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds), checkpointer: checkpointer,
+            clock: clock)
     }
 
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
@@ -172,15 +179,20 @@ final class ReaderPool: Sendable {
     let capacity: Int
     private let idle = Mutex<[Database]>([])
 
-    init(path: String, capacity: Int = 8) {
+    /// How long a reader waits when the database is locked, as the writer does.
+    let busyTimeoutMilliseconds: Int32
+
+    init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds, capacity: Int = 8) {
         self.path = path
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.capacity = capacity
     }
 
     func with<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         let taken = idle.withLock { $0.popLast() }
         // A small page cache: readers look up indexes, the writer keeps the big cache.
-        let database = try taken ?? Database(path: path, cacheMebibytes: 2)
+        let database =
+            try taken ?? Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheMebibytes: 2)
         defer {
             idle.withLock { idle in
                 if idle.count < capacity { idle.append(database) }
@@ -197,19 +209,25 @@ final class ReaderPool: Sendable {
 /// A passive checkpoint never restarts the log, and with readers always about (the repeat
 /// lookups) SQLite would never restart it on its own either: it grew by gigabytes over a million
 /// lines. So once the log is large and fully copied, the writer restarts it itself between two
-/// write transactions (`restartIfDue`), waiting only for readers to step off it.
+/// write transactions (`restartIfDue`), waiting briefly for readers to step off it.
 ///
 /// Checkpoints wait until the log has grown by `checkpointFrames`: a page that several commits
 /// in between wrote (an index page keyed by random values, in a large ledger) is then copied
 /// into the file once rather than once per commit. Recording 200,000 lines took a fifth less
 /// time than with a checkpoint after every commit.
 final class Checkpointer: Sendable {
-    /// Frames (pages) the log may hold before the writer restarts it: 32 MiB of 8 KiB pages.
+    /// Frames (pages) the log may hold before the writer restarts it, by default: 32 MiB of
+    /// 8 KiB pages.
     static let restartFrames: Int64 = 4096
     /// Frames committed to the log between two checkpoints, by default: 256 MiB of 8 KiB pages.
     static let checkpointFrames = 32_768
+    /// The longest the writer waits for readers to step off the log when restarting it. It
+    /// holds the write lock meanwhile, so a reader that takes longer (a report over a large
+    /// ledger) has the restart tried again after a later commit, not every write held up.
+    static let restartWaitMilliseconds: Int32 = 20
 
     let checkpointFrames: Int
+    let restartFrames: Int64
 
     private let database: LockedDatabase
     private let queue = DispatchQueue(label: "tipledger.checkpoint")
@@ -219,9 +237,13 @@ final class Checkpointer: Sendable {
     /// Checkpoints run so far.
     let checkpointsRun = Atomic(0)
 
-    init(_ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames) {
+    init(
+        _ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames,
+        restartFrames: Int64 = Checkpointer.restartFrames
+    ) {
         self.database = database
         self.checkpointFrames = checkpointFrames
+        self.restartFrames = restartFrames
     }
 
     /// Asks for a checkpoint once `logFrames` (the log's length after a commit) is
@@ -256,8 +278,16 @@ final class Checkpointer: Sendable {
             state.restartDue = false
             return due
         }
-        if due { _ = try? writer.execute("PRAGMA wal_checkpoint(RESTART)") }
+        guard due else { return }
+        // The first column says whether readers kept the log busy until the wait ran out.
+        let busy = try? writer.withBusyTimeout(milliseconds: Self.restartWaitMilliseconds) {
+            try writer.queryOne("PRAGMA wal_checkpoint(RESTART)") { $0.int64(0) }
+        }
+        if busy != 0 { state.withLock { $0.restartDue = true } }
     }
+
+    /// Whether the writer will restart the log after its next commit.
+    var isRestartDue: Bool { state.withLock { $0.restartDue } }
 
     /// Returns once no checkpoint is running or queued.
     func waitUntilIdle() {
@@ -273,7 +303,7 @@ final class Checkpointer: Sendable {
             }
             checkpointsRun.add(1, ordering: .relaxed)
             let again = state.withLock { state -> Bool in
-                if let (log, copied) = frames ?? nil, log > Self.restartFrames, copied == log {
+                if let (log, copied) = frames ?? nil, log > restartFrames, copied == log {
                     state.restartDue = true
                 }
                 if state.requested {

@@ -16,13 +16,21 @@ import TipLedgerTestSupport
         }
     }
 
-    /// A new ledger in `directory` that checkpoints every `checkpointFrames` frames.
-    private func ledger(in directory: TemporaryDirectory, checkpointFrames: Int) throws -> (Ledger, Checkpointer) {
+    /// A new ledger in `directory` that checkpoints every `checkpointFrames` frames and restarts
+    /// a log longer than `restartFrames`.
+    private func ledger(
+        in directory: TemporaryDirectory, checkpointFrames: Int, restartFrames: Int64 = Checkpointer.restartFrames,
+        busyTimeout: Duration = .seconds(5)
+    ) throws -> (Ledger, Checkpointer) {
         let ledger = try Ledger.open(
             path: directory.file("ledger.sqlite"),
-            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)), busyTimeout: .seconds(5),
-            checkpointFrames: checkpointFrames)
+            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)), busyTimeout: busyTimeout,
+            checkpointFrames: checkpointFrames, restartFrames: restartFrames)
         return (ledger, try #require(ledger.checkpointer))
+    }
+
+    private func logFrames(of ledger: Ledger) throws -> Int {
+        try ledger.withDatabase { $0.logFrames }
     }
 
     @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {
@@ -58,5 +66,59 @@ import TipLedgerTestSupport
             try database.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
         }
         #expect(rows == 20)
+    }
+
+    @Test func theWriterRestartsALongLogOnceItWasCopied() throws {
+        let directory = try TemporaryDirectory()
+        let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000, restartFrames: 20)
+        try record(1...20, into: ledger)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.isRestartDue)
+        let before = try logFrames(of: ledger)
+
+        // The restart follows the next commit; the commit after it starts the log afresh.
+        try record(21...21, into: ledger)
+        #expect(!checkpointer.isRestartDue)
+        try record(22...22, into: ledger)
+
+        #expect(try logFrames(of: ledger) < before)
+    }
+
+    /// The writer holds the write lock while it restarts the log, so it waits only briefly for a
+    /// reader still on the log, and tries again after a later commit.
+    @Test func aRestartThatAReaderHoldsUpIsTriedAgainLater() throws {
+        let directory = try TemporaryDirectory()
+        let (ledger, checkpointer) = try ledger(
+            in: directory, checkpointFrames: 100_000, restartFrames: 20, busyTimeout: .seconds(2))
+        try record(1...20, into: ledger)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.isRestartDue)
+
+        // A reader in the middle of a read transaction: the next commit leaves it behind.
+        let reader = try Database(path: ledger.path)
+        try reader.execute("BEGIN")
+        #expect(try reader.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) } == 20)
+        try record(21...21, into: ledger)
+        #expect(checkpointer.isRestartDue)
+
+        try reader.execute("COMMIT")
+        try record(22...22, into: ledger)
+        #expect(!checkpointer.isRestartDue)
+        let beforeRestart = try logFrames(of: ledger)
+        try record(23...23, into: ledger)
+
+        // The commit after the restart went to the start of the log.
+        #expect(try logFrames(of: ledger) < beforeRestart)
+        #expect(try ledger.integrityCheck() == "ok")
+    }
+
+    @Test func everyConnectionWaitsTheBusyTimeoutGivenToTheMillisecond() throws {
+        let directory = try TemporaryDirectory()
+        let (ledger, _) = try ledger(in: directory, checkpointFrames: 40, busyTimeout: .milliseconds(1500))
+
+        #expect(try ledger.withDatabase { $0.busyTimeoutMilliseconds } == 1500)
+        #expect(try ledger.withReader { $0.busyTimeoutMilliseconds } == 1500)
     }
 }
