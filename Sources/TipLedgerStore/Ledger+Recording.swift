@@ -12,7 +12,8 @@ extension Ledger {
 
     /// Why a verified payload cannot be recorded, as a rejection of the input, or nil when it can.
     /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it; and
-    /// it lets `price` and `quantity` be any integers, but the ledger adds them up.
+    /// it lets `price`, `quantity` and `revocationPercentage` be any integers, but the ledger adds
+    /// them up.
     public static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
         switch payload {
         case .transaction(let transaction):
@@ -42,6 +43,14 @@ extension Ledger {
         if let quantity = payload.quantity, quantity < 1 {
             return VerificationError(
                 .invalidPayload, "the quantity \(quantity) is not positive, so it cannot be recorded")
+        }
+        // A prorated refund returns this share of the price: more than all of it, or less
+        // than none, would make the refunded amount exceed the gross or add to it.
+        if let percentage = payload.revocationPercentage, !(0...100_000).contains(percentage) {
+            return VerificationError(
+                .invalidPayload,
+                "the revocationPercentage \(percentage) is outside 0...100000 (milliunits of a percent), "
+                    + "so it cannot be recorded")
         }
         return nil
     }

@@ -39,6 +39,23 @@ import TipLedgerTestSupport
         #expect(rejection.message == "the quantity \(quantity) is not positive, so it cannot be recorded")
     }
 
+    @Test(arguments: ["0", "50000", "100000"])
+    func aRevocationPercentageFromNoneToAllIsRecordable(_ percentage: String) throws {
+        let token = try token(["revocationPercentage": percentage, "revocationType": "\"REFUND_PRORATED\""])
+        #expect(try reason(ofTransaction: token) == nil)
+    }
+
+    @Test(arguments: ["-50000", "100001", "150000"])
+    func aRevocationPercentageOutsideNoneToAllIsRejected(_ percentage: String) throws {
+        let token = try token(["revocationPercentage": percentage, "revocationType": "\"REFUND_PRORATED\""])
+        let rejection = try #require(try reason(ofTransaction: token))
+        #expect(rejection.code == .invalidPayload)
+        #expect(
+            rejection.message
+                == "the revocationPercentage \(percentage) is outside 0...100000 (milliunits of a percent), "
+                + "so it cannot be recorded")
+    }
+
     @Test func aNotificationIsRejectedForItsNestedTransactionsAmounts() throws {
         let verifier = try TestChains.verifier()
         func reason(price: Int64) throws -> VerificationError? {
