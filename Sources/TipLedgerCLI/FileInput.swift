@@ -35,6 +35,26 @@ enum FileInput {
         return "reading it failed"
     }
 
+    /// `path` when SQLite takes it as the name of a file, else a usage error naming `what` (the
+    /// option or argument that gave it): SQLite opens an empty name as a temporary database and
+    /// `:memory:` as one in memory, which keep nothing, and reads a name that starts with `file:`
+    /// as a URI (https://sqlite.org/uri.html).
+    static func databaseFile(_ path: String, for what: String, command: String?) throws -> String {
+        guard !path.isEmpty else { throw CLIError.usage("\(what) needs a file name", command: command) }
+        let literal = "./\(path)"
+        if path == ":memory:" {
+            throw CLIError(
+                .usage, "\(what) \(path) would be a database in memory, which keeps nothing",
+                hint: "give a file's path (\(literal) for a file of that name)")
+        }
+        if path.hasPrefix("file:") {
+            throw CLIError(
+                .usage, "\(what) \(path) would be read as an SQLite URI",
+                hint: "give a file's path (\(literal) for a file of that name)")
+        }
+        return path
+    }
+
     /// Whether something exists at `path`.
     static func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
 }

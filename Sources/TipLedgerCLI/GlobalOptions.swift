@@ -58,8 +58,8 @@ struct GlobalOptions {
             guard let value = environment[variable], !value.isEmpty else { return nil }
             return value
         }
-        databasePath = try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite"
-        guard !databasePath.isEmpty else { throw CLIError.usage("--db needs a file name", command: scanner.command) }
+        databasePath = try FileInput.databaseFile(
+            try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
         bundleIds =
             (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }

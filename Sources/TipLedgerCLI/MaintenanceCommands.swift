@@ -44,9 +44,7 @@ struct BackupCommand: Command {
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         let paths = try scanner.remainingPositionals()
         guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
-        // SQLite takes an empty file name for a temporary database: the copy would vanish.
-        guard !paths[0].isEmpty else { throw CLIError.usage("the destination PATH is empty", command: Self.name) }
-        destination = paths[0]
+        destination = try FileInput.databaseFile(paths[0], for: "the destination PATH", command: Self.name)
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {

@@ -80,12 +80,25 @@ import TipLedgerTestSupport
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
         FailingCase(
-            name: "backup to an empty path", arguments: ["backup", ""], message: "the destination PATH is empty"),
+            name: "backup to an empty path", arguments: ["backup", ""],
+            message: "the destination PATH needs a file name"),
+        FailingCase(
+            name: "backup into memory", arguments: ["backup", ":memory:"],
+            message: "the destination PATH :memory: would be a database in memory, which keeps nothing"),
+        FailingCase(
+            name: "backup to an SQLite URI", arguments: ["backup", "file:copy.sqlite"],
+            message: "the destination PATH file:copy.sqlite would be read as an SQLite URI"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
         FailingCase(
             name: "testkit --accounts without --count", arguments: ["testkit", "transaction", "--accounts", "3"],
             message: "--accounts shares out the tips of --count N; give --count"),
         FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
+        FailingCase(
+            name: "--db in memory", arguments: ["verify", "--db", ":memory:"],
+            message: "--db :memory: would be a database in memory, which keeps nothing"),
+        FailingCase(
+            name: "--db as an SQLite URI", arguments: ["migrate", "--db", "file:ledger.sqlite?mode=memory"],
+            message: "--db file:ledger.sqlite?mode=memory would be read as an SQLite URI"),
         FailingCase(
             name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
             message: "--connection-limit must be a whole number from 1 to 4096, not '5000'"),
