@@ -52,7 +52,7 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Whether `text` is `YYYY-MM-DD` naming a day that exists, alone or followed by
-    /// `THH:MM:SS[.fraction]` and `Z` or `±HH:MM`, and nothing else. Foundation's ISO 8601 parser
+    /// `THH:MM:SS[.fff]` (up to three digits) and `Z` or `±HH:MM`, and nothing else. Foundation's ISO 8601 parser
     /// alone accepts trailing text (`2026-01-01junk`) and rolls `2026-02-30` over into March.
     private static func isCalendarText(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
@@ -76,9 +76,12 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
         else { return false }
         var index = 19
         if isByte(index, ".") {
+            // Milliseconds at most, the resolution of every date the App Store signs: a finer
+            // fraction would be cut off unseen.
             index += 1
-            guard isDigit(index) else { return false }
+            let start = index
             while isDigit(index) { index += 1 }
+            guard (1...3).contains(index - start) else { return false }
         }
         if isByte(index, "Z") { return index + 1 == bytes.count }
         guard isByte(index, "+") || isByte(index, "-"), bytes.count == index + 6, isByte(index + 3, ":"),
