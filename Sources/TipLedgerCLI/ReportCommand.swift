@@ -138,9 +138,17 @@ struct ReportRendering {
             output += table.render(indent: "  ") + "\n"
         }
         if let commission {
-            output += "proceeds are an estimate at a \(commission * 100)% commission; taxes are not subtracted\n"
+            output +=
+                "proceeds are an estimate at a \(Self.percent(commission)) commission; taxes are not subtracted\n"
         }
         return output + consumptionText
+    }
+
+    /// `rate` as a percentage the way it was most likely written: 0.07 is "7%" (not the
+    /// 7.000000000000001 that multiplying gives), 0.145 is "14.5%".
+    static func percent(_ rate: Double) -> String {
+        let percent = (rate * 100 * 1_000_000).rounded() / 1_000_000
+        return percent == percent.rounded() ? "\(Int64(percent))%" : "\(percent)%"
     }
 
     private var consumptionText: String {

@@ -27,7 +27,7 @@ import TipLedgerTestSupport
                 "\"outcome\":\"duplicate\"",
                 "(refunded and revoked ones left out; --all lists them)",
                 "com.example.tipjar.small (Small Tip)",
-                "proceeds are an estimate at a 15.0% commission",
+                "proceeds are an estimate at a 15% commission",
                 "open consumption requests: 1",
                 "368 stored payloads checked, 0 failed",
                 "Done.",
