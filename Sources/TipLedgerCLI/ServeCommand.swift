@@ -119,7 +119,8 @@ struct ServeCommand: Command {
         let terminal = context.terminal
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
-            catalog: catalog, finishesTransactions: finish, clock: context.clock,
+            catalog: catalog, finishesTransactions: finish, queryEnvironments: context.globals.givenEnvironments,
+            clock: context.clock,
             log: { terminal.errorLine("error: \($0)") })
         let clock = context.clock
         let listen = configuration.listenAddress

@@ -18,6 +18,8 @@ public final class TipLedgerService: Sendable {
     let apiToken: [UInt8]?
     let catalog: StoreKitCatalog?
     let finishesTransactions: Bool
+    /// The environments the query routes keep to when a request names none; nil for all.
+    let queryEnvironments: [AppStoreEnvironment]?
     let clock: WallClock
     /// Where failures that the response does not describe are reported (e.g. a store error).
     let log: @Sendable (String) -> Void
@@ -25,16 +27,20 @@ public final class TipLedgerService: Sendable {
     /// - Parameters:
     ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
     ///   - finishesTransactions: whether a submitted transaction is recorded as finished.
+    ///   - queryEnvironments: the environments restore and report keep to unless a request's
+    ///     `environment` parameter says otherwise, as the CLI keeps to `--environment`; nil for
+    ///     all of them.
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
-        finishesTransactions: Bool = true, clock: WallClock = .system, metrics: ServiceMetrics = ServiceMetrics(),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
+        metrics: ServiceMetrics = ServiceMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.verifier = verifier
         self.ledger = ledger
         self.apiToken = apiToken.map { Array($0.utf8) }
         self.catalog = catalog
         self.finishesTransactions = finishesTransactions
+        self.queryEnvironments = queryEnvironments
         self.clock = clock
         self.metrics = metrics
         self.log = log
@@ -278,14 +284,10 @@ public final class TipLedgerService: Sendable {
                     status: 400, code: "invalid_parameter", message: "all takes true or false (1/0, yes/no)")
             }
         }
-        var environments: [AppStoreEnvironment]? = nil
-        if let list = request.query["environment"] {
-            guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
-            environments = AppStoreEnvironment.queryScope(parsed)
-        }
+        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         do {
             let restore = try ledger.restore(
-                account: account.lowercased(), includeAll: includeAll, environments: environments)
+                account: account.lowercased(), includeAll: includeAll, environments: scope.environments)
             return .json(
                 body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
         } catch {
@@ -307,6 +309,20 @@ public final class TipLedgerService: Sendable {
                 + parameters.sorted().joined(separator: ", "))
     }
 
+    /// The environments a query keeps to (nil for all of them).
+    private struct EnvironmentScope {
+        let environments: [AppStoreEnvironment]?
+    }
+
+    /// Those the request's `environment` parameter lists, else the service's own; nil when the
+    /// parameter is malformed.
+    private func environmentScope(_ request: HTTPRequest) -> EnvironmentScope? {
+        guard let list = request.query["environment"] else { return EnvironmentScope(environments: queryEnvironments) }
+        return AppStoreEnvironment.parseList(list).map {
+            EnvironmentScope(environments: AppStoreEnvironment.queryScope($0))
+        }
+    }
+
     private static let badEnvironmentList = HTTPResponse.error(
         status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
 
@@ -314,17 +330,13 @@ public final class TipLedgerService: Sendable {
         if let unknown = request.query.first(where: { !Self.reportParameters.contains($0.name) }) {
             return Self.unknownParameter(unknown.name, takes: Self.reportParameters, route: "report")
         }
+        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         let query: ReportQuery
         let commission: Double?
         do throws(ReportQuery.ParameterError) {
-            var environments: [AppStoreEnvironment]? = nil
-            if let list = request.query["environment"] {
-                guard let parsed = AppStoreEnvironment.parseList(list) else { return Self.badEnvironmentList }
-                environments = AppStoreEnvironment.queryScope(parsed)
-            }
             query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
-                environments: environments)
+                environments: scope.environments)
             commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
                 try ReportQuery.commissionRate(text)
             }

@@ -13,8 +13,8 @@ import TipLedgerTestSupport
 
     /// A ledger with three tips of the test account (one of them refunded, one in EUR), one of
     /// another account, one older tip and one in Production.
-    static func harnessWithTips() throws -> ServiceHarness {
-        let harness = try ServiceHarness()
+    static func harnessWithTips(queryEnvironments: [AppStoreEnvironment]? = nil) throws -> ServiceHarness {
+        let harness = try ServiceHarness(queryEnvironments: queryEnvironments)
         let day: Int64 = 86_400_000
         let reference = TestChains.referenceMilliseconds
         let tokens = [
@@ -150,6 +150,24 @@ import TipLedgerTestSupport
         #expect(response.status == 200)
         let transactions = try #require(try jsonObject(response)["transactions"] as? [[String: Any]])
         #expect(transactions.compactMap { $0["transactionId"] as? String } == ["2000000000000306"])
+    }
+
+    /// A service set up for some environments (`serve --environment`, `TIPLEDGER_ENVIRONMENT`)
+    /// answers queries within them unless a request names others, as the CLI does.
+    @Test func queriesKeepToTheServicesEnvironmentsUnlessAskedForOthers() throws {
+        let harness = try Self.harnessWithTips(queryEnvironments: [.sandbox])
+        func environments(_ response: HTTPResponse, _ list: String, _ field: String) throws -> Set<String> {
+            #expect(response.status == 200)
+            let items = try #require(try jsonObject(response)[list] as? [[String: Any]])
+            return Set(items.compactMap { $0[field] as? String })
+        }
+        let restore = "/v1/accounts/\(ServiceHarness.account)/transactions"
+
+        #expect(try environments(harness.get("/v1/report"), "rows", "environment") == ["Sandbox"])
+        #expect(try environments(harness.get(restore), "totals", "environment") == ["Sandbox"])
+        let production: HTTPQuery = ["environment": "Production"]
+        #expect(try environments(harness.get("/v1/report", query: production), "rows", "environment") == ["Production"])
+        #expect(try environments(harness.get(restore, query: production), "totals", "environment") == ["Production"])
     }
 
     /// A misspelt or unknown parameter is refused, not ignored: the answer would look like the

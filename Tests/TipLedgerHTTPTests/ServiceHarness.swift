@@ -22,7 +22,10 @@ final class ServiceHarness: Sendable {
     /// What the service reported through its log (failures the responses do not describe).
     let logged = LineRecorder()
 
-    init(apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true) throws {
+    init(
+        apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true,
+        queryEnvironments: [AppStoreEnvironment]? = nil
+    ) throws {
         directory = try TemporaryDirectory()
         path = directory.file("ledger.sqlite")
         let clock = WallClock.fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds))
@@ -30,7 +33,8 @@ final class ServiceHarness: Sendable {
         let logged = logged
         service = TipLedgerService(
             verifier: TestChains.standardVerifier, ledger: ledger, apiToken: apiToken,
-            finishesTransactions: finishesTransactions, clock: clock, log: { logged.append($0) })
+            finishesTransactions: finishesTransactions, queryEnvironments: queryEnvironments, clock: clock,
+            log: { logged.append($0) })
     }
 
     /// Answers a request built from its parts.
