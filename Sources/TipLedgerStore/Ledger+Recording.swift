@@ -78,7 +78,7 @@ extension Ledger {
             do {
                 return try database.writeTransaction {
                     try items.indices.map { index -> Result<RecordResult, StoreError> in
-                        var writer = RecordWriter(database: database, now: now)
+                        let writer = RecordWriter(database: database, now: now)
                         do {
                             return .success(
                                 try writer.record(items[index], digest: tokenDigests?[index], finish: finish))
@@ -94,7 +94,7 @@ extension Ledger {
                     do {
                         return .success(
                             try database.savepoint {
-                                var writer = RecordWriter(database: database, now: now)
+                                let writer = RecordWriter(database: database, now: now)
                                 return try writer.record(items[index], digest: tokenDigests?[index], finish: finish)
                             })
                     } catch {
@@ -122,7 +122,7 @@ struct RecordWriter {
     let now: Int64
 
     /// `digest` is the SHA-256 of the item's token when the caller has it.
-    mutating func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
+    func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
         switch item {
         case .transaction(let transaction):
             return try recordSubmitted(transaction, digest: digest, finish: finish)
@@ -160,8 +160,11 @@ struct RecordWriter {
             case .stale, .unknown: outcome = .duplicate
             }
         }
-        if finish, let unfinished = current, !unfinished.finished {
-            _ = try finishTransaction(transaction.environment, transactionId, source: "client")
+        if finish, let unfinished = current, !unfinished.finished,
+            try finishTransaction(transaction.environment, transactionId, source: "client")
+        {
+            // Finishing changes the generated state only from pending (the schema's CASE puts
+            // revoked and refunded first), so the row is not read again on this hot path.
             current?.finished = true
             if current?.state == .pending { current?.state = .finished }
         }
