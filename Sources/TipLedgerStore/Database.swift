@@ -235,6 +235,14 @@ final class Database: @unchecked Sendable {
         return try body()
     }
 
+    /// Runs `body` in a read transaction: every query in it sees the same state of the file,
+    /// whatever other connections commit meanwhile.
+    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try execute("BEGIN")
+        defer { try? execute("COMMIT") }
+        return try body()
+    }
+
     /// Runs `body` inside a savepoint, undoing only its changes when it throws.
     func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
         // Prepared once and reused: this runs for every recorded item.

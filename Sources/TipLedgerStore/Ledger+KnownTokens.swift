@@ -37,11 +37,11 @@ extension Ledger {
     {
         guard !digests.isEmpty else { return [] }
         return try withReader { database in
-            try database.execute("BEGIN")
-            defer { try? database.execute("COMMIT") }
-            return try digests.map { digest in
-                try Self.knownToken(
-                    digest, verifierFingerprint: verifierFingerprint, finishing: finishing, in: database)
+            try database.readTransaction {
+                try digests.map { digest in
+                    try Self.knownToken(
+                        digest, verifierFingerprint: verifierFingerprint, finishing: finishing, in: database)
+                }
             }
         }
     }

@@ -11,15 +11,19 @@ enum Migrator {
     @discardableResult
     static func migrate(_ database: Database, migrations: [Migration] = Migration.all) throws -> (Int, Int) {
         let latest = migrations.last?.version ?? 0
-        let application = try database.pragmaInteger("application_id")
-        let current = Int(try database.pragmaInteger("user_version"))
+        // Read together, so that another process creating the ledger at this moment is not seen
+        // halfway (its tables without its version yet).
+        let (application, current, tables) = try database.readTransaction {
+            (
+                try database.pragmaInteger("application_id"), Int(try database.pragmaInteger("user_version")),
+                try database.queryOne("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
+            )
+        }
         // Another application's id, or tables without our id and a schema version: some other
         // program's database (most leave application_id at 0). Never add a ledger to it.
-        let foreign =
-            try application != 0 && application != applicationID
-            || application == 0 && current == 0
-                && database.queryOne("SELECT count(*) FROM sqlite_schema", row: { $0.int64(0) }) ?? 0 > 0
-        if foreign {
+        let otherApplication = application != 0 && application != applicationID
+        let unmarkedTables = application == 0 && current == 0 && tables > 0
+        if otherApplication || unmarkedTables {
             throw StoreError(
                 code: 0, message: "\(database.path) is an SQLite database of another application",
                 hint: "pass --db with a new file name or an existing tipledger ledger")
