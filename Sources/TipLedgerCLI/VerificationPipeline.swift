@@ -58,7 +58,7 @@ struct VerificationPipeline {
                 inputEnds?()
             }
             size = min(batchSize, size * 2)
-            let next = lines.isEmpty ? nil : try start(lines)
+            let next = lines.isEmpty ? nil : start(lines)
             if let inFlight { try consume(inFlight.items()) }
             guard let next else { return }
             inFlight = next
@@ -80,7 +80,7 @@ struct VerificationPipeline {
 
     /// Starts checking a batch in the background: each line is looked up as a known token,
     /// else verified.
-    private func start(_ lines: [InputLine]) throws -> Batch {
+    private func start(_ lines: [InputLine]) -> Batch {
         let workers = min(self.workers, lines.count)
         let batch = Batch(lines: lines, chunkSize: max(1, min(Self.chunkSize, lines.count / (workers * 4))))
         let verifier = self.verifier

@@ -241,16 +241,15 @@ public final class TipLedgerService: Sendable {
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
     /// HEAD, and needs the token.
     private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard apiToken != nil else { return .error(status: 404, code: "not_found", message: "no such resource") }
-        return method == "GET" ? authorized(request, body) : Self.methodNotAllowed("GET")
+        guard let apiToken else { return .error(status: 404, code: "not_found", message: "no such resource") }
+        return method == "GET" ? authorized(request, token: apiToken, body) : Self.methodNotAllowed("GET")
     }
 
-    /// Runs `body` when the request carries the configured bearer token; 404 when no token is
-    /// configured (the routes do not exist then), 401 otherwise.
-    private func authorized(_ request: HTTPRequest, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let apiToken else {
-            return .error(status: 404, code: "not_found", message: "no such resource")
-        }
+    /// Runs `body` when the request carries `apiToken`, the configured bearer token; 401
+    /// otherwise.
+    private func authorized(_ request: HTTPRequest, token apiToken: [UInt8], _ body: () -> HTTPResponse)
+        -> HTTPResponse
+    {
         let header = Array((request.headers["Authorization"] ?? "").utf8)
         // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too.
         let prefix = Array("bearer ".utf8)

@@ -25,15 +25,12 @@ final class Database: @unchecked Sendable {
 
     /// Opens (creating when missing) the database at `path`; `:memory:` opens a private
     /// in-memory database. `cacheMebibytes` bounds this connection's page cache.
-    init(
-        path: String, readOnly: Bool = false, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds,
-        cacheMebibytes: Int = 32
-    ) throws(StoreError) {
+    init(path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32)
+        throws(StoreError)
+    {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
-        let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-            | SQLITE_OPEN_EXRESCODE
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -46,7 +43,7 @@ final class Database: @unchecked Sendable {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         do {
-            try configure(readOnly: readOnly, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
             // on random pages; SQLite's default 2 MiB cache turns that into a read system call
             // per insert once the ledger outgrows it. 32 MiB for the writer recorded a million
@@ -100,14 +97,14 @@ final class Database: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
-    private func configure(readOnly: Bool, busyTimeoutMilliseconds: Int32) throws(StoreError) {
+    private func configure(busyTimeoutMilliseconds: Int32) throws(StoreError) {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         var ignored: Int32 = 0
         // Defensive mode refuses writes that could corrupt the file (writable_schema and the
         // like) even if an attacker got SQL in: https://sqlite.org/c3ref/c_dbconfig_defensive.html
         _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         try execute("PRAGMA foreign_keys = ON")
-        if !readOnly && path != ":memory:" {
+        if path != ":memory:" {
             // The page size of a new file: 8 KiB pages took 4 % less time than 4 KiB ones to
             // record 200,000 tips (each commit rewrites fewer, larger index pages, with fewer
             // system calls). A file that already has tables keeps its own; WAL fixes it too.
