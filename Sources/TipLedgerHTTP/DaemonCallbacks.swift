@@ -235,9 +235,11 @@ enum DaemonCallbacks {
             UInt8(ascii: "A")...UInt8(ascii: "Z"):
             true
         default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+            tokenSymbols.contains(byte)
         }
     }
+
+    private static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
 
     // MARK: - Reading the request
 

@@ -22,6 +22,14 @@ public final class ServiceMetrics: Sendable {
         var counts = [Int](repeating: 0, count: ServiceMetrics.latencyBuckets.count)
         var total = 0
         var sum = 0.0
+
+        mutating func count(_ seconds: Double) {
+            for (index, bound) in ServiceMetrics.latencyBuckets.enumerated() where seconds <= bound {
+                counts[index] += 1
+            }
+            total += 1
+            sum += seconds
+        }
     }
 
     private let state = Mutex(State())
@@ -31,13 +39,8 @@ public final class ServiceMetrics: Sendable {
     func countRequest(route: String, status: Int, seconds: Double) {
         state.withLock { state in
             state.requests["\(route) \(status)", default: 0] += 1
-            var histogram = state.latency[route] ?? Histogram()
-            for (index, bound) in Self.latencyBuckets.enumerated() where seconds <= bound {
-                histogram.counts[index] += 1
-            }
-            histogram.total += 1
-            histogram.sum += seconds
-            state.latency[route] = histogram
+            // Updated in place: a copy taken out of the dictionary would copy its counts.
+            state.latency[route, default: Histogram()].count(seconds)
         }
     }
 
