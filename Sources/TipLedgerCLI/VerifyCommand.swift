@@ -171,8 +171,7 @@ struct VerifyCommand: Command {
                 if case .checked(_, let digest) = items[index].outcome { return digest }
                 return VerificationPipeline.digest(items[index].line, with: verifier)
             }
-            let known = digests.allSatisfy { $0 != nil } ? digests.compactMap { $0 } : nil
-            let results = try ledger.record(toRecord.map(\.1), tokenDigests: known, finish: finish)
+            let results = try ledger.record(toRecord.map(\.1), tokenDigests: digests, finish: finish)
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)

@@ -58,15 +58,15 @@ extension Ledger {
     /// Records a batch of verified payloads in one transaction, each in its own savepoint so
     /// one failure leaves the others recorded. Returns one result per item, in order.
     ///
-    /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, when given,
-    /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token), already computed
-    /// by the caller, so it is not computed again. Throws only when the batch as a whole could
-    /// not be written (database busy past the timeout, disk full); then nothing of it was
-    /// written.
-    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]]? = nil, finish: Bool) throws
+    /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
+    /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
+    /// already computed it, so it is not computed again; nil where it did not. Throws only when
+    /// the batch as a whole could not be written (database busy past the timeout, disk full);
+    /// then nothing of it was written.
+    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
-        precondition(tokenDigests == nil || tokenDigests?.count == items.count, "one digest per item")
+        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         return try write { database in
@@ -81,7 +81,9 @@ extension Ledger {
                         let writer = RecordWriter(database: database, now: now)
                         do {
                             return .success(
-                                try writer.record(items[index], digest: tokenDigests?[index], finish: finish))
+                                try writer.record(
+                                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index],
+                                    finish: finish))
                         } catch {
                             itemFailed = true
                             throw error
@@ -95,7 +97,9 @@ extension Ledger {
                         return .success(
                             try database.savepoint {
                                 let writer = RecordWriter(database: database, now: now)
-                                return try writer.record(items[index], digest: tokenDigests?[index], finish: finish)
+                                return try writer.record(
+                                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index],
+                                    finish: finish)
                             })
                     } catch {
                         // Some errors (disk full, I/O error, out of memory) make SQLite roll back
