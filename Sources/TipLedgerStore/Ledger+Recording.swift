@@ -181,68 +181,39 @@ struct RecordWriter {
     private func recordNotification(_ notification: VerifiedNotification, digest: [UInt8]?) throws -> RecordResult {
         let uuid = notification.notificationUUID.lowercased()
         let nestedId = notification.transaction?.transactionId
+        let environment = notification.environment
+        func result(_ outcome: RecordResult.Outcome, transactionId: String?) throws -> RecordResult {
+            let current = try transactionId.flatMap { try amounts(environment.rawValue, $0) }
+            return RecordResult(
+                outcome: outcome, transactionId: transactionId, state: current?.state, finished: current?.finished)
+        }
         if let existing = try database.queryOne(
             "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", uuid, row: { $0.text(0) })
         {
-            let transactionId = existing ?? nestedId
-            let current = try transactionId.flatMap { try amounts(notification.environment.rawValue, $0) }
-            return RecordResult(
-                outcome: .duplicate, transactionId: transactionId, state: current?.state, finished: current?.finished)
+            return try result(.duplicate, transactionId: existing ?? nestedId)
         }
         let evidence = try storeEvidence(
-            notification.jws, digest: digest, kind: "notification", environment: notification.environment,
+            notification.jws, digest: digest, kind: "notification", environment: environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
             transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
         let evidenceId = try evidence.newId ?? evidence.existingId()
         let type = NotificationType(rawValue: notification.rawNotificationType)
-        var effect = "acknowledged"
-        var changed = false
 
-        if let nested = notification.transaction {
-            let nestedEvidence = try storeEvidence(
-                nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
-                bundleId: nested.payload.bundleId,
-                signedDate: nested.payload.signedDate, transactionId: nested.transactionId, notificationUUID: uuid,
-                context: nested.context)
-            let nestedEvidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
-            // Refund-related types and ONE_TIME_CHARGE record a transaction never seen before;
-            // any notification's newer transaction info updates a known one.
-            let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
-            let before = try nested.transactionId.flatMap { try amounts(nested.environment.rawValue, $0) }
-            let change: Change
-            do {
-                (change, _) = try apply(
-                    nested, before: before, evidenceId: nestedEvidenceId, source: uuid, revokes: type == .revoke,
-                    mayInsert: mayInsert)
-            } catch let error as StoreError {
-                guard let rejection = error.rejection else { throw error }
-                throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
-            }
-            switch change {
-            case .inserted(let event): (effect, changed) = ("recorded_\(event)", true)
-            case .updated(let event): (effect, changed) = (event, true)
-            case .stale: effect = "stale"
-            case .unchanged, .unknown: break
-            }
-        }
-
-        var consumptionRequest: String? = nil
+        var effect = try applyNestedTransaction(of: notification, type: type, uuid: uuid)
         switch type {
         case .consumptionRequest:
-            if let nestedId {
-                consumptionRequest = nestedId
-                try event(
-                    "consumption_requested", notification.environment, nestedId, source: uuid,
-                    detail: notification.payload.data?.rawConsumptionRequestReason)
-                effect = changed ? effect : "consumption_requested"
-                changed = true
-            }
+            guard let nestedId else { break }
+            try event(
+                "consumption_requested", environment, nestedId, source: uuid,
+                detail: notification.payload.data?.rawConsumptionRequestReason)
+            if !effect.changed { effect = NotificationEffect(name: "consumption_requested", changed: true) }
         case .refundDeclined:
-            try event("refund_declined", notification.environment, nestedId, source: uuid, detail: nil)
+            try event("refund_declined", environment, nestedId, source: uuid, detail: nil)
         default:
-            if !changed {
+            // Any other type leaves an event of its own, unless applying its transaction did.
+            if !effect.changed {
                 try event(
-                    "notification", notification.environment, nestedId, source: uuid,
+                    "notification", environment, nestedId, source: uuid,
                     detail: [notification.rawNotificationType, notification.payload.rawSubtype].compactMap { $0 }
                         .joined(separator: "/"))
             }
@@ -253,24 +224,70 @@ struct RecordWriter {
             INSERT INTO notifications (notification_uuid, environment, notification_type, subtype, signed_date_ms,
                 transaction_id, evidence_id, effect, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, uuid, notification.environment.rawValue, notification.rawNotificationType,
-            notification.payload.rawSubtype, notification.payload.signedDate?.wholeMilliseconds, nestedId, evidenceId,
-            effect, now)
-        if let consumptionRequest {
+            """, uuid, environment.rawValue, notification.rawNotificationType, notification.payload.rawSubtype,
+            notification.payload.signedDate?.wholeMilliseconds, nestedId, evidenceId, effect.name, now)
+        if type == .consumptionRequest, let nestedId {
             // After the notification row, which the request references.
-            let requested = notification.payload.signedDate?.wholeMilliseconds ?? now
-            try database.run(
-                """
-                INSERT INTO consumption_requests
-                    (notification_uuid, environment, transaction_id, reason, requested_ms, deadline_ms)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """, uuid, notification.environment.rawValue, consumptionRequest,
-                notification.payload.data?.rawConsumptionRequestReason, requested, requested + 12 * 3_600_000)
+            try openConsumptionRequest(notification, uuid: uuid, transactionId: nestedId)
         }
-        let current = try nestedId.flatMap { try amounts(notification.environment.rawValue, $0) }
-        return RecordResult(
-            outcome: changed ? .applied : .recorded, transactionId: nestedId, state: current?.state,
-            finished: current?.finished)
+        return try result(effect.changed ? .applied : .recorded, transactionId: nestedId)
+    }
+
+    /// What applying a notification did: its `name` is kept as the notification's effect, and
+    /// `changed` tells whether the ledger changed (the notification was applied).
+    private struct NotificationEffect {
+        let name: String
+        let changed: Bool
+
+        static let acknowledged = NotificationEffect(name: "acknowledged", changed: false)
+    }
+
+    /// Stores and applies the notification's signed transaction info, if it has any: a
+    /// refund-related type or ONE_TIME_CHARGE records a transaction never seen before, and any
+    /// type's newer information updates a known one.
+    private func applyNestedTransaction(of notification: VerifiedNotification, type: NotificationType?, uuid: String)
+        throws -> NotificationEffect
+    {
+        guard let nested = notification.transaction else { return .acknowledged }
+        let nestedEvidence = try storeEvidence(
+            nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
+            bundleId: nested.payload.bundleId, signedDate: nested.payload.signedDate,
+            transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
+        let evidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
+        let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
+        let before = try nested.transactionId.flatMap { try amounts(nested.environment.rawValue, $0) }
+        let change: Change
+        do {
+            (change, _) = try apply(
+                nested, before: before, evidenceId: evidenceId, source: uuid, revokes: type == .revoke,
+                mayInsert: mayInsert)
+        } catch let error as StoreError {
+            guard let rejection = error.rejection else { throw error }
+            throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
+        }
+        switch change {
+        case .inserted(let event): return NotificationEffect(name: "recorded_\(event)", changed: true)
+        case .updated(let event): return NotificationEffect(name: event, changed: true)
+        case .stale: return NotificationEffect(name: "stale", changed: false)
+        case .unchanged, .unknown: return .acknowledged
+        }
+    }
+
+    /// How long Apple waits for consumption information after a CONSUMPTION_REQUEST.
+    static let consumptionResponseWindowMilliseconds: Int64 = 12 * 3_600_000
+
+    private func openConsumptionRequest(_ notification: VerifiedNotification, uuid: String, transactionId: String)
+        throws
+    {
+        let requested = notification.payload.signedDate?.wholeMilliseconds ?? now
+        try database.run(
+            """
+            INSERT INTO consumption_requests
+                (notification_uuid, environment, transaction_id, reason, requested_ms, deadline_ms)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """, uuid, notification.environment.rawValue, transactionId,
+            notification.payload.data?.rawConsumptionRequestReason, requested,
+            requested + Self.consumptionResponseWindowMilliseconds)
     }
 
     // MARK: Applying signed transaction info (order-safe)
