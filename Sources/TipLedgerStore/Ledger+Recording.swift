@@ -23,7 +23,16 @@ extension Ledger {
             }
             return amountReason(transaction.payload)
         case .notification(let notification):
-            return notification.transaction.flatMap { amountReason($0.payload) }?.within("data.signedTransactionInfo")
+            guard let transaction = notification.transaction else { return nil }
+            if notification.rawNotificationType == NotificationType.refund.rawValue,
+                transaction.payload.revocationDate == nil
+            {
+                // Nothing to apply as a refund, and a transaction never seen would be recorded
+                // as a tip that counts.
+                return VerificationError(
+                    .invalidPayload, "data.signedTransactionInfo: a REFUND's transaction has no revocationDate")
+            }
+            return amountReason(transaction.payload)?.within("data.signedTransactionInfo")
         case .renewalInfo, .appTransaction:
             return nil
         }

@@ -71,6 +71,26 @@ import TipLedgerTestSupport
         #expect(rejection.message.hasPrefix("data.signedTransactionInfo: the price -990 is outside"))
     }
 
+    /// A REFUND whose transaction says it was not refunded has nothing to apply, and would
+    /// record a transaction never seen as a tip that counts.
+    @Test func aRefundWithoutARevocationDateIsRejected() throws {
+        let verifier = try TestChains.verifier()
+        let purchase = try TestChains.transaction()
+        func reason(type: String, edit: @escaping (inout TestTransaction) -> Void) throws -> VerificationError? {
+            let notification = try TestChains.notification(
+                type: type, uuid: TestChains.uuid(3), signedDate: TestLedger.reference + TestLedger.hour,
+                around: purchase, edit: edit)
+            return Ledger.unrecordableReason(.notification(try verifier.verifyNotification(notification)))
+        }
+
+        let rejection = try #require(try reason(type: "REFUND") { $0.revocationDate = nil })
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message == "data.signedTransactionInfo: a REFUND's transaction has no revocationDate")
+        #expect(try reason(type: "REFUND") { _ in } == nil)
+        // A reversed refund has none, rightly.
+        #expect(try reason(type: "REFUND_REVERSED") { _ in } == nil)
+    }
+
     @Test func aTestNotificationHasNothingToBound() throws {
         let test = try TestChains.notification(type: "TEST", uuid: TestChains.uuid(2))
         #expect(Ledger.unrecordableReason(.notification(try TestChains.verifier().verifyNotification(test))) == nil)
