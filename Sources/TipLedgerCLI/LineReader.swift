@@ -28,6 +28,12 @@ struct LineReader {
     /// Set when a read failed with an error other than end of input.
     private(set) var readError: Int32?
 
+    /// A CLI error (status 74) when reading standard input ended with `readError`.
+    func checkStandardInputRead() throws {
+        guard let readError else { return }
+        throw CLIError(.ioError, "reading standard input failed: \(String(cString: strerror(readError)))")
+    }
+
     init(fileDescriptor: Int32, maximumLineBytes: Int) {
         self.fileDescriptor = fileDescriptor
         self.maximumLineBytes = maximumLineBytes

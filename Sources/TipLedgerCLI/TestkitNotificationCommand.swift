@@ -89,6 +89,7 @@ struct TestkitNotificationCommand: Command {
         if token == "-" {
             var reader = LineReader(fileDescriptor: context.inputDescriptor, maximumLineBytes: 1 << 16)
             token = reader.next()?.text ?? ""
+            try reader.checkStandardInputRead()
         }
         do {
             return try TestTransaction(resigning: token)

@@ -77,9 +77,7 @@ struct VerifyCommand: Command {
             progress.update(lines: tally.lines)
         }
         progress.finish()
-        if let error = reader.readError {
-            throw CLIError(.ioError, "reading standard input failed (errno \(error))")
-        }
+        try reader.checkStandardInputRead()
         if format == .text { context.terminal.line(tally.summary) }
         for hint in Self.hints(for: rejections, globals: context.globals) {
             context.terminal.errorLine("hint: \(hint)")

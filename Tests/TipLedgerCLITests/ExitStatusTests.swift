@@ -197,6 +197,18 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Standard input that cannot be read (here a directory) is an I/O failure, not bad input.
+    @Test(arguments: [["verify", "--dry-run"], ["testkit", "notification", "--type", "REFUND", "--transaction", "-"]])
+    func standardInputThatCannotBeReadExitsWith74(_ command: [String]) async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                command + SharedInputs.acceptingTestkit(keys: keys), input: .file(directory.path), in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            #expect(result.errLines == ["error: reading standard input failed: Is a directory"])
+        }
+    }
+
     /// A signed version of a recorded transaction with another purchase in it is a rejected
     /// line, not a ledger failure: exit 1, and the rest of the input is recorded.
     @Test func aVersionContradictingTheRecordedPurchaseIsARejectedLine() async throws {
