@@ -29,7 +29,8 @@ struct TestkitNotificationCommand: Command {
         if let percent = try scanner.value("--revocation-percentage") {
             guard let milli = StoreKitCatalog.decimalMilliunits(percent), milli > 0, milli <= 100_000 else {
                 throw CLIError.usage(
-                    "--revocation-percentage takes a percentage above 0 and up to 100", command: TestkitCommand.name)
+                    "--revocation-percentage takes a percentage above 0 and up to 100, with at most three decimals "
+                        + "(Apple's milliunits), not '\(percent)'", command: TestkitCommand.name)
             }
             revocationPercentage = Int32(milli)  // percent × 1000 = Apple's milliunits of a whole
         } else {

@@ -90,6 +90,11 @@ import TipLedgerTestSupport
             message: "the destination PATH file:copy.sqlite would be read as an SQLite URI"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
         FailingCase(
+            name: "testkit --revocation-percentage finer than Apple's milliunits",
+            arguments: ["testkit", "notification", "--type", "REFUND", "--revocation-percentage", "33.3335"],
+            message: "--revocation-percentage takes a percentage above 0 and up to 100, with at most three decimals "
+                + "(Apple's milliunits), not '33.3335'"),
+        FailingCase(
             name: "testkit --accounts without --count", arguments: ["testkit", "transaction", "--accounts", "3"],
             message: "--accounts shares out the tips of --count N; give --count"),
         FailingCase(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
