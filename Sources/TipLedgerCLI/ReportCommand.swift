@@ -22,7 +22,8 @@ struct ReportCommand: Command {
                               e.g. 0.15 or 15% (an estimate: taxes and rounding differ)
           --environment LIST  only these environments (default: TIPLEDGER_ENVIRONMENT's when
                               it is set, else all in the ledger)
-          --format FORMAT     text, json or csv
+          --format FORMAT     text, json or csv (csv holds the rows alone: one table, without
+                              the consumption requests)
 
         """
 
