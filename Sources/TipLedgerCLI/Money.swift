@@ -1,25 +1,35 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerStore
 
 /// Amounts in milliunits shown as decimal currency amounts, exactly (no floating point).
 enum Money {
-    /// ISO 4217 currencies without a minor unit, shown as whole numbers.
-    static let zeroDecimalCurrencies: Set<String> = ["JPY", "KRW", "CLP", "ISK", "VND", "UGX", "PYG", "XAF", "XOF"]
-
-    /// The amount as `currency` is usually written: whole yen, cents for most others.
+    /// The amount as `currency` is written: whole yen, cents for most others, with the third
+    /// decimal of a milliunit when the amount has one (a prorated refund).
     static func decimal(_ milli: Int64, currency: String?) -> String {
-        guard let currency, zeroDecimalCurrencies.contains(currency), milli % 1000 == 0 else { return decimal(milli) }
-        return String(milli / 1000)
+        decimal(milli, decimals: decimals(for: [milli], currency: currency))
     }
 
-    /// `9990` → `9.99`, `9995` → `9.995`, `120000` → `120.00`, `-1500` → `-1.50`.
-    static func decimal(_ milli: Int64) -> String {
-        let negative = milli < 0
-        let magnitude = milli.magnitude
-        let whole = magnitude / 1000
-        let fraction = magnitude % 1000
-        var digits = String(fraction)
-        digits = String(repeating: "0", count: 3 - digits.count) + digits
-        if digits.hasSuffix("0") { digits.removeLast() }
-        return (negative ? "-" : "") + "\(whole).\(digits)"
+    /// The amounts, all with as many decimals as the most precise of them needs, so that a row of
+    /// them reads alike: `159.000` beside `52.999` yen.
+    static func decimals(_ amounts: [Int64], currency: String?) -> [String] {
+        let decimals = decimals(for: amounts, currency: currency)
+        return amounts.map { decimal($0, decimals: decimals) }
+    }
+
+    private static func decimals(for amounts: [Int64], currency: String?) -> Int {
+        amounts.reduce(CurrencyUnit.decimals(of: currency)) { decimals, milli in
+            max(decimals, milli % 1000 == 0 ? 0 : milli % 10 == 0 ? 2 : 3)
+        }
+    }
+
+    /// `milli` with `decimals` (0 to 3) digits after the point, which must hold it exactly:
+    /// `9990` → `9.99` with 2, `9995` → `9.995` with 3, `-1500` → `-1.50` with 2.
+    static func decimal(_ milli: Int64, decimals: Int) -> String {
+        let sign = milli < 0 ? "-" : ""
+        let whole = milli.magnitude / 1000
+        guard decimals > 0 else { return "\(sign)\(whole)" }
+        let fraction = String(milli.magnitude % 1000)
+        let digits = String(repeating: "0", count: 3 - fraction.count) + fraction
+        return "\(sign)\(whole).\(digits.prefix(decimals))"
     }
 }

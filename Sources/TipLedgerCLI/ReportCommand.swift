@@ -126,14 +126,12 @@ struct ReportRendering {
                     if grouping == .product, let name = catalog?.product(group)?.displayName { group += " (\(name))" }
                     cells.append(group)
                 }
-                cells += [
-                    row.currency ?? "-", String(row.transactions), String(row.units),
-                    Money.decimal(row.grossMilli, currency: row.currency),
-                    Money.decimal(row.refundedMilli, currency: row.currency),
-                    Money.decimal(row.revokedMilli, currency: row.currency),
-                    Money.decimal(row.netMilli, currency: row.currency),
-                ]
-                if let proceeds = proceeds(row) { cells.append(Money.decimal(proceeds, currency: row.currency)) }
+                cells += [row.currency ?? "-", String(row.transactions), String(row.units)]
+                let amounts =
+                    [row.grossMilli, row.refundedMilli, row.revokedMilli, row.netMilli]
+                    + [proceeds(row)]
+                    .compactMap { $0 }
+                cells += Money.decimals(amounts, currency: row.currency)
                 table.add(cells)
             }
             output += table.render(indent: "  ") + "\n"

@@ -2,6 +2,7 @@
 internal import Dispatch
 internal import FoundationEssentials
 internal import TipLedgerCore
+internal import TipLedgerStore
 
 /// The transaction fields `testkit transaction` and `testkit notification` take, and the
 /// realistic variety `--count` produces.
@@ -79,10 +80,12 @@ struct TestkitTransactionOptions {
         let quantity = self.quantity ?? 1
         let storefront = Self.storefronts.first { $0.0 == (self.storefront ?? "USA") }!
         let currency = self.currency ?? storefront.2
-        if let priceMilli, Money.zeroDecimalCurrencies.contains(currency), priceMilli % 1000 != 0 {
+        if let priceMilli, priceMilli % CurrencyUnit.minorUnitMilli(of: currency) != 0 {
+            let decimals = CurrencyUnit.decimals(of: currency)
             throw CLIError.usage(
-                "--price in \(currency) is a whole amount (\(currency) has no minor unit)", command: TestkitCommand.name
-            )
+                decimals == 0
+                    ? "--price in \(currency) is a whole amount (\(currency) has no minor unit)"
+                    : "--price in \(currency) has at most \(decimals) decimals", command: TestkitCommand.name)
         }
         var price = priceMilli
         if price == nil, let unit = tiers.first(where: { $0.0 == product })?.1 {

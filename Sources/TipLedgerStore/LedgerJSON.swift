@@ -101,9 +101,10 @@ public enum LedgerJSON {
 }
 
 extension ReportRow {
-    /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded half up to a cent (10
-    /// milliunits). An estimate: Apple's own rounding and taxes differ.
+    /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded half up to the currency's
+    /// minor unit (a cent, a yen). An estimate: Apple's own rounding and taxes differ.
     public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
-        Int64((Double(netMilli) * (1 - rate) / 10).rounded(.toNearestOrAwayFromZero)) * 10
+        let unit = CurrencyUnit.minorUnitMilli(of: currency)
+        return Int64((Double(netMilli) * (1 - rate) / Double(unit)).rounded(.toNearestOrAwayFromZero)) * unit
     }
 }

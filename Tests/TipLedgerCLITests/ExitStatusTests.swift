@@ -89,6 +89,7 @@ import TipLedgerTestSupport
             name: "backup to an SQLite URI", arguments: ["backup", "file:copy.sqlite"],
             message: "the destination PATH file:copy.sqlite would be read as an SQLite URI"),
         FailingCase(name: "testkit without a subcommand", arguments: ["testkit"], message: "say which"),
+
         FailingCase(
             name: "testkit --revocation-percentage finer than Apple's milliunits",
             arguments: ["testkit", "notification", "--type", "REFUND", "--revocation-percentage", "33.3335"],
@@ -200,6 +201,27 @@ import TipLedgerTestSupport
             #expect(result.exited(74), "\(result.summary)")
             #expect(result.errLines == ["error: cannot write standard output: No space left on device"])
         }
+    }
+
+    /// testkit signs prices as the App Store has them: to the currency's minor unit.
+    @Test(arguments: [
+        ("JPY", "120.5", "--price in JPY is a whole amount (JPY has no minor unit)"),
+        ("USD", "0.995", "--price in USD has at most 2 decimals"),
+    ])
+    func testkitRefusesAPriceFinerThanItsCurrency(_ currency: String, _ price: String, _ message: String)
+        async throws
+    {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys, "--currency", currency, "--price", price],
+                in: directory.path)
+            #expect(result.exited(64), "\(result.summary)")
+            Self.expectErrorLines(result, containing: message, hint: true)
+        }
+        let kuwaiti = try await TipLedgerBinary.run(
+            ["testkit", "transaction", "--keys", keys, "--currency", "KWD", "--price", "1.995"], in: keys)
+        #expect(kuwaiti.exited(0), "\(kuwaiti.summary)")
     }
 
     /// Standard input that cannot be read (here a directory) is an I/O failure, not bad input.

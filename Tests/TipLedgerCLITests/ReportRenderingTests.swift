@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TipLedgerStore
 
 @testable import TipLedgerCLI
+@testable import TipLedgerStore
 
 @Suite struct ReportRenderingTests {
     /// The commission rate as the user wrote it, without the noise of binary fractions.
@@ -12,5 +12,40 @@ import TipLedgerStore
     ])
     func theCommissionPrintsAsWritten(_ given: String, _ printed: String) throws {
         #expect(ReportRendering.percent(try ReportQuery.commissionRate(given)) == printed)
+    }
+}
+
+/// Amounts in text: exact, with the decimals their currency is written with.
+@Suite struct MoneyTests {
+    @Test(arguments: [
+        (Int64(9990), "USD", "9.99"), (9995, "USD", "9.995"), (-1500, "USD", "-1.50"), (120_000, "EUR", "120.00"),
+        (159_000, "JPY", "159"), (52_999, "JPY", "52.999"), (1500, "KWD", "1.500"), (1999, "KWD", "1.999"),
+        (0, "JPY", "0"),
+    ])
+    func anAmountPrintsWithItsCurrencysDecimals(_ milli: Int64, _ currency: String, _ text: String) {
+        #expect(Money.decimal(milli, currency: currency) == text)
+    }
+
+    @Test func anAmountWithoutACurrencyHasCents() {
+        #expect(Money.decimal(120_000, currency: nil) == "120.00")
+    }
+
+    /// A row reads alike: a yen refund prorated to a thousandth gives the whole row three decimals.
+    @Test func aRowOfAmountsSharesOnePrecision() {
+        #expect(
+            Money.decimals([159_000, 52_999, 0, 106_001], currency: "JPY") == ["159.000", "52.999", "0.000", "106.001"])
+        #expect(Money.decimals([159_000, 0, 159_000], currency: "JPY") == ["159", "0", "159"])
+        #expect(Money.decimals([5980, 0, 5083], currency: "USD") == ["5.980", "0.000", "5.083"])
+    }
+
+    /// Proceeds are rounded half up to the currency's minor unit: a yen, a cent, a fils.
+    @Test(arguments: [
+        ("JPY", Int64(106_001), Int64(90_000)), ("USD", 5980, 5080), ("KWD", 1999, 1699), ("USD", 1000, 850),
+    ])
+    func proceedsRoundToTheCurrencysMinorUnit(_ currency: String, _ net: Int64, _ proceeds: Int64) {
+        let row = ReportRow(
+            environment: .sandbox, group: nil, currency: currency, transactions: 1, units: 1, grossMilli: net,
+            refundedMilli: 0, revokedMilli: 0)
+        #expect(row.estimatedProceedsMilli(commission: 0.15) == proceeds)
     }
 }
