@@ -83,7 +83,9 @@ import TipLedgerTestSupport
         #expect(response.status == 200)
     }
 
-    @Test func restoreListsTheAccountsTipsLikeTheCommandLine() throws {
+    /// The body is the JSON `tipledger restore --format json` prints (both render it with
+    /// `LedgerJSON.restore`); its fields are checked one by one below.
+    @Test func restoreListsTheAccountsTips() throws {
         let harness = try Self.harnessWithTips()
 
         let response = harness.get("/v1/accounts/\(ServiceHarness.account)/transactions")

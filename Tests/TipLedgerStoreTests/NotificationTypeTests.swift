@@ -37,8 +37,9 @@ import TipLedgerTestSupport
                     kind: "consumption_requested", source: TestChains.uuid(1), gross: 0, refunded: 0, revoked: 0))
     }
 
-    /// Open a millisecond before the deadline; gone a millisecond after it and 12 hours later.
-    @Test(arguments: [-1, 1, 12 * 3_600_000] as [Int64])
+    /// Open a millisecond before the deadline; gone at the deadline itself, a millisecond after
+    /// it and 12 hours later.
+    @Test(arguments: [-1, 0, 1, 12 * 3_600_000] as [Int64])
     func consumptionRequestIsOpenOnlyUntilItsDeadline(offset: Int64) throws {
         let store = try TestLedger(inMemory: true)
         let purchase = try TestChains.transaction(id: id)
