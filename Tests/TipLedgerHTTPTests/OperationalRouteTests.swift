@@ -188,6 +188,29 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A ledger file emptied by another program (every table dropped) fails the health check,
+    /// and the query routes answer 503 without SQLite's words.
+    @Test func healthAndQueriesAnswer503WhenTheLedgerIsGone() throws {
+        let harness = try ServiceHarness()
+        #expect(harness.postTransaction(try TestChains.transaction(id: "2000000000000413")).status == 200)
+        #expect(harness.get("/healthz").status == 200)
+        try Database(path: harness.path).execute(
+            """
+            DROP TABLE consumption_requests; DROP TABLE notifications; DROP TABLE transactions;
+            DROP TABLE evidence; DROP TABLE jws_headers; DROP TABLE events;
+            """)
+
+        let health = harness.get("/healthz")
+        #expect(health.status == 503)
+        #expect(health.bodyText == #"{"status":"unavailable"}"#)
+        for path in ["/v1/report", "/v1/accounts/\(ServiceHarness.account)/transactions"] {
+            let response = harness.get(path)
+            #expect(response.status == 503, "\(path)")
+            #expect(try jsonObject(response)["error"] as? String == "unavailable")
+            #expect(internalText(in: response.body) == [])
+        }
+    }
+
     @Test(arguments: LedgerFailure.allCases)
     func notificationIsRetriableWhileTheLedgerFailsThenApplies(_ failure: LedgerFailure) throws {
         let harness = try ServiceHarness()
