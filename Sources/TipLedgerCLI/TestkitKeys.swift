@@ -3,6 +3,10 @@ internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerCrypto
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// The files `testkit init` writes, and reading them back for signing.
 enum TestkitKeys {
     static let names = ["root", "intermediate", "leaf"]
@@ -29,12 +33,34 @@ enum TestkitKeys {
         }
     }
 
-    private static func save(_ data: Data, to path: String, mode: Int) throws {
-        // Created with its final mode, so a private key is never readable by others, even briefly.
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: mode]) else {
-            throw CLIError(.ioError, "cannot write \(path)")
+    /// Writes `data` to a new file beside `path` and renames it into place once complete. The
+    /// file is created private (`mkstemp` makes it 0600) and only then given `mode`, so a key is
+    /// never readable by others, not even while it is being written.
+    private static func save(_ data: Data, to path: String, mode: mode_t) throws {
+        let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        var template = Array("\(directory.isEmpty ? "." : directory)/.testkit-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw CLIError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        try? FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let written = data.withUnsafeBytes { bytes -> Bool in
+            var offset = 0
+            while offset < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        let complete = written && fchmod(descriptor, mode) == 0 && fsync(descriptor) == 0
+        let reason = String(cString: strerror(errno))
+        close(descriptor)
+        guard complete, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw CLIError(.ioError, "cannot write \(path): \(complete ? String(cString: strerror(errno)) : reason)")
+        }
     }
 
     /// A signer from the leaf key and chain in `directory`.

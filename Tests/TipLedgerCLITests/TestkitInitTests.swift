@@ -40,6 +40,31 @@ import Testing
         }
     }
 
+    /// Even under a umask that lets everyone read new files, the keys are the owner's alone,
+    /// the certificates readable by all, and no file is left half-written beside them.
+    @Test func keysArePrivateWhateverTheUmask() async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await Subprocess(
+                executable: "/bin/sh",
+                arguments: [
+                    "-c", #"umask 000 && exec "$@""#, "sh", try TipLedgerBinary.path(), "testkit", "init",
+                    "--out", "keys",
+                ],
+                environment: Subprocess.baseEnvironment(), directory: directory.path
+            ).run()
+            try #require(result.exited(0), "\(result.summary)")
+
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.file("keys")).sorted()
+                    == Self.files.sorted())
+            for file in Self.files {
+                let mode = try FileManager.default.attributesOfItem(atPath: directory.file("keys/\(file)"))[
+                    .posixPermissions]
+                #expect((mode as? NSNumber)?.intValue == (file.hasSuffix(".key") ? 0o600 : 0o644), "\(file)")
+            }
+        }
+    }
+
     @Test func forceReplacesTheChain() async throws {
         try await TemporaryDirectory.with { directory in
             let first = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
