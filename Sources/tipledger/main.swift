@@ -6,4 +6,7 @@ import TipLedgerCLI
     import Glibc
 #endif
 
+// Files this process creates (the ledger with its -wal and -shm files, backups) hold account
+// ids and signed purchases: readable by their owner alone, whatever the caller's umask.
+umask(0o077)
 exit(CLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
