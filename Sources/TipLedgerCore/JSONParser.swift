@@ -97,7 +97,9 @@ public struct JSONParser: ~Copyable {
             index += 1
             skipWhitespace()
             guard members.append(name, key: key, try parseValue()) else {
-                throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(name)\"")
+                // The name comes from the input: quoted no longer than a UUID, as errors echo it.
+                let shown = name.count > 40 ? name.prefix(40) + "…" : Substring(name)
+                throw JSONSyntaxError(offset: nameOffset, reason: "duplicate member \"\(shown)\"")
             }
         } while try continues(before: UInt8(ascii: "}"), otherwise: "expected ',' or '}'")
         return .object(members.object)

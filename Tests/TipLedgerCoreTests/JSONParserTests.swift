@@ -75,6 +75,23 @@ import TipLedgerCore
         #expect((try? parse(#"{"a":{"a":1},"b":{"a":2}}"#)) != nil)
     }
 
+    /// The error quotes the name from the input, cut short: an error is no echo chamber.
+    @Test func aDuplicateMembersErrorQuotesAtMostFortyCharactersOfItsName() throws {
+        func reason(_ text: String) -> String? {
+            do {
+                _ = try parse(text)
+                return nil
+            } catch {
+                return error.reason
+            }
+        }
+        let name = String(repeating: "n", count: 30_000)
+        #expect(
+            reason(#"{""# + name + #"":1,""# + name + #"":2}"#)
+                == "duplicate member \"\(String(repeating: "n", count: 40))…\"")
+        #expect(reason(#"{"a":1,"a":2}"#) == #"duplicate member "a""#)
+    }
+
     @Test(arguments: ["[1,]", "{\"a\":1,}", "[,1]", "{,}", "[1,,2]", "{\"a\":1,,\"b\":2}"])
     func trailingAndStrayCommasAreRefused(_ text: String) {
         #expect(throws: JSONSyntaxError.self, "\(text)") { try parse(text) }
