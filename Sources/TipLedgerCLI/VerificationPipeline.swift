@@ -98,7 +98,7 @@ struct VerificationPipeline {
                     let digests = hashesTokens ? share.map { Self.digest(lines[$0], with: verifier) } : nil
                     let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
                     for (offset, index) in share.enumerated() {
-                        if let token = known?[offset] {
+                        if let token = known?[offset], Self.answers(lines[index], with: token) {
                             batch.slots.set(index, .known(token))
                         } else {
                             let result = Self.verify(lines[index], with: verifier)
@@ -124,6 +124,14 @@ struct VerificationPipeline {
     {
         var answers = knownTokens(digests.compactMap { $0 }).makeIterator()
         return digests.map { $0 == nil ? nil : answers.next() ?? nil }
+    }
+
+    /// Whether `token`, found under the digest of the token `line` carries, answers the line
+    /// as verifying it would: a webhook body (`{"signedPayload":...}`) can carry only a
+    /// notification, so a stored transaction is no answer to one that wraps it.
+    static func answers(_ line: InputLine, with token: KnownToken) -> Bool {
+        guard token.kind != .notification, let text = line.text else { return true }
+        return text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0d } != UInt8(ascii: "{")
     }
 
     /// The evidence key of the token a line carries; nil when the line cannot be one.

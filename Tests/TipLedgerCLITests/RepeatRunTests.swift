@@ -33,6 +33,31 @@ import Testing
         }
     }
 
+    /// A stored transaction wrapped as a webhook body is verified as one, as on a new ledger:
+    /// a body can carry only a notification, whatever the ledger holds under its token.
+    @Test func aTransactionWrappedAsAWebhookBodyIsRejectedAsOnANewLedger() async throws {
+        let tips = try await SharedInputs.shared.tips()
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let accept = SharedInputs.acceptingTestkit(keys: keys)
+            let recorded = try await TipLedgerBinary.run(
+                ["verify", "--db", "a.sqlite"] + accept, input: .text(tips.lines[0] + "\n"), in: directory.path)
+            try #require(recorded.exited(0), "\(recorded.summary)")
+            let wrapped = #"{"signedPayload":""# + tips.lines[0] + #""}"# + "\n"
+            var answers: [String] = []
+            for ledger in ["a.sqlite", "new.sqlite"] {
+                let result = try await TipLedgerBinary.run(
+                    ["verify", "--format", "json", "--db", ledger] + accept, input: .text(wrapped), in: directory.path)
+                #expect(result.exited(1), "\(ledger): \(result.summary)")
+                answers.append(result.out)
+            }
+            #expect(answers[0] == answers[1])
+            #expect(
+                try #require(try JSONSerialization.jsonObject(with: Data(answers[0].utf8)) as? [String: Any])["ok"]
+                    as? Bool == false)
+        }
+    }
+
     /// A repeat answered from the ledger reports its transaction as the lines before it left
     /// it, when one of them changed it: in the same batch, or in the batch before, which was
     /// being recorded while the repeats were looked up.
