@@ -29,6 +29,12 @@ public struct TestPKI: Sendable {
         public var leafNotAfter: Int64?
         /// Start of the leaf's validity; defaults to `notBefore`.
         public var leafNotBefore: Int64?
+        /// The intermediate's validity; defaults to `notBefore` and `notAfter`.
+        public var intermediateNotBefore: Int64?
+        public var intermediateNotAfter: Int64?
+        /// The root's validity; defaults to `notBefore` and `notAfter`.
+        public var rootNotBefore: Int64?
+        public var rootNotAfter: Int64?
         public var leafHasMarker = true
         public var intermediateHasMarker = true
         public var intermediateIsCA = true
@@ -63,14 +69,17 @@ public struct TestPKI: Sendable {
         let root = try Certificate.mint(
             CertificateTemplate(
                 subject: [("CN", "\(options.namePrefix) Root CA"), organization], serialNumber: 1,
-                notBefore: options.notBefore, notAfter: options.notAfter, isCA: true,
+                notBefore: options.rootNotBefore ?? options.notBefore,
+                notAfter: options.rootNotAfter ?? options.notAfter,
+                isCA: true,
                 keyUsage: "critical,keyCertSign,cRLSign"),
             subjectKey: rootKey, issuer: nil)
         let intermediateKey = try PrivateKey.generate(curve: .p256)
         let intermediate = try Certificate.mint(
             CertificateTemplate(
                 subject: [("CN", "\(options.namePrefix) Intermediate CA"), organization], serialNumber: 2,
-                notBefore: options.notBefore, notAfter: options.notAfter, isCA: options.intermediateIsCA,
+                notBefore: options.intermediateNotBefore ?? options.notBefore,
+                notAfter: options.intermediateNotAfter ?? options.notAfter, isCA: options.intermediateIsCA,
                 pathLength: options.intermediateIsCA ? 0 : nil,
                 keyUsage: options.intermediateIsCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature",
                 markerOIDs: options.intermediateHasMarker ? [intermediateMarkerOID] : []),

@@ -27,6 +27,25 @@ import TipLedgerTestSupport
         #expect(try TestChains.verifier(trusting: pki).rejection(of: late) == .certificateNotValidAtSignedDate)
     }
 
+    /// The chain is valid only while all three certificates are: a payload inside the leaf's
+    /// validity but outside the intermediate's or the root's is rejected, from the cache too.
+    @Test(arguments: [("intermediate", TestChains.shortLivedIntermediate), ("root", TestChains.shortLivedRoot)])
+    func aCachedChainIsRejectedOutsideItsIntermediatesOrRootsValidity(_ name: String, _ pki: TestPKI) throws {
+        let shortLived = name == "root" ? pki.root : pki.intermediate
+        #expect(shortLived.notAfter < pki.leaf.notAfter && shortLived.notBefore > pki.leaf.notBefore)
+        let verifier = try TestChains.verifier(trusting: pki)
+        #expect(verifier.rejection(of: try TestJWS.sign(TestPayloads.transaction(), pki: pki)) == nil)
+
+        for milliseconds in [shortLived.notAfter * 1000 + day, shortLived.notBefore * 1000 - day] {
+            let token = try TestJWS.sign(TestPayloads.transaction(["signedDate": String(milliseconds)]), pki: pki)
+            #expect(verifier.rejection(of: token) == .certificateNotValidAtSignedDate, "cached, \(name)")
+            #expect(
+                try TestChains.verifier(trusting: pki).rejection(of: token) == .certificateNotValidAtSignedDate,
+                "fresh, \(name)")
+        }
+        #expect(verifier.chains.count == 1)
+    }
+
     @Test func cachedAndFreshVerifiersAgreeAtTheValidityBoundaries() throws {
         let pki = TestChains.shortLivedLeaf
         let cached = try TestChains.verifier(trusting: pki)

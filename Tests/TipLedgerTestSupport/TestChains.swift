@@ -46,6 +46,20 @@ public enum TestChains {
         $0.leafNotAfter = referenceSeconds + 10 * 86_400
     }
 
+    /// An intermediate valid only from 10 days before to 10 days after the reference time,
+    /// inside the root's and leaf's year.
+    public static let shortLivedIntermediate = mint {
+        $0.intermediateNotBefore = referenceSeconds - 10 * 86_400
+        $0.intermediateNotAfter = referenceSeconds + 10 * 86_400
+    }
+
+    /// A root valid only from 10 days before to 10 days after the reference time, inside the
+    /// intermediate's and leaf's year.
+    public static let shortLivedRoot = mint {
+        $0.rootNotBefore = referenceSeconds - 10 * 86_400
+        $0.rootNotAfter = referenceSeconds + 10 * 86_400
+    }
+
     /// An intermediate that is not a CA (`CA:FALSE`, no `keyCertSign`).
     public static let intermediateNotCA = mint { $0.intermediateIsCA = false }
 
