@@ -30,15 +30,10 @@ public enum CLI {
             status = try run(
                 arguments, environment: environment, terminal: terminal, clock: clock,
                 inputDescriptor: inputDescriptor)
-        } catch let error as CLIError {
-            report(error, on: terminal)
-            status = error.status
-        } catch let error as StoreError {
-            report(CLIError(.ioError, error.description, hint: error.hint), on: terminal)
-            status = .ioError
         } catch {
-            report(CLIError(.internalError, "internal error: \(error)"), on: terminal)
-            status = .internalError
+            let failure = failure(error)
+            report(failure, on: terminal)
+            status = failure.status
         }
         // Output that never arrived is a failed command, whatever the command itself did: a
         // report written to a full disk must not look like a report.
@@ -48,6 +43,16 @@ public enum CLI {
             if status == .success || status == .rejected { status = .ioError }
         }
         return status.rawValue
+    }
+
+    /// What a command's `error` tells the user, and its exit status: a store error is the
+    /// ledger failing (74); an error of no kind the CLI knows is a bug of its own (70).
+    static func failure(_ error: any Error) -> CLIError {
+        switch error {
+        case let error as CLIError: error
+        case let error as StoreError: CLIError(.ioError, error.description, hint: error.hint)
+        default: CLIError(.internalError, "internal error: \(error)")
+        }
     }
 
     private static func report(_ error: CLIError, on terminal: Terminal) {
