@@ -576,3 +576,19 @@ extension RejectionScenario {
         #expect(verified.environment == .sandbox)
     }
 }
+
+/// The catalogue the CLI and HTTP tests draw on: one token per code, for each kind that can
+/// carry it, rejected with exactly that code.
+@Suite struct RejectedTokenCatalogueTests {
+    @Test(arguments: VerificationError.Code.allCases)
+    func everyCodeHasATokenRejectedWithIt(_ code: VerificationError.Code) throws {
+        let transaction = try TestChains.rejectedToken(code)
+        let notification = try #require(try TestChains.rejectedToken(code, notification: true))
+        if let transaction {
+            #expect(TestChains.rejectionVerifier.rejection(of: transaction) == code, "transaction")
+        } else {
+            #expect(code == .wrongAppAppleId)
+        }
+        #expect(TestChains.rejectionVerifier.rejection(of: notification) == code, "notification")
+    }
+}

@@ -24,7 +24,7 @@ final class ServiceHarness: Sendable {
 
     init(
         apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true,
-        queryEnvironments: [AppStoreEnvironment]? = nil
+        queryEnvironments: [AppStoreEnvironment]? = nil, verifier: Verifier = TestChains.standardVerifier
     ) throws {
         directory = try TemporaryDirectory()
         path = directory.file("ledger.sqlite")
@@ -32,7 +32,7 @@ final class ServiceHarness: Sendable {
         ledger = try Ledger.open(path: path, clock: clock)
         let logged = logged
         service = TipLedgerService(
-            verifier: TestChains.standardVerifier, ledger: ledger, apiToken: apiToken,
+            verifier: verifier, ledger: ledger, apiToken: apiToken,
             finishesTransactions: finishesTransactions, queryEnvironments: queryEnvironments, clock: clock,
             log: { logged.append($0) })
     }
