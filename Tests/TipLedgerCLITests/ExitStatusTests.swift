@@ -267,6 +267,65 @@ import TipLedgerTestSupport
         }
     }
 
+    /// In the ledger, not only on standard output: rejected lines, among them one that
+    /// contradicts a tip recorded earlier in the run, leave nothing, and every good line around
+    /// them is recorded, across the pipeline's batch boundaries (128 lines, then 256).
+    @Test func rejectedLinesWriteNothingAndTheGoodOnesAroundThemAreRecorded() async throws {
+        let tips = try await SharedInputs.shared.tips()
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let contradiction = try await TipLedgerBinary.run(
+                [
+                    "testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId, "--transaction-id",
+                    "2000000000000777", "--price", "9.99", "--signed-date", "2026-11-02T10:00:00Z",
+                ],
+                in: directory.path)
+            let original = try await TipLedgerBinary.run(
+                [
+                    "testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId, "--transaction-id",
+                    "2000000000000777", "--price", "0.99",
+                ],
+                in: directory.path)
+            try #require(contradiction.exited(0) && original.exited(0))
+            var good = Array(tips.lines[..<300])
+            good[3] = original.outLines[0]
+            var input = good
+            let badSignature = { (token: String) -> String in
+                var characters = Array(token)
+                let index = characters.count - 10
+                characters[index] = characters[index] == "A" ? "B" : "A"
+                return String(characters)
+            }
+            // Inserted from the front, so the positions are those of the final input.
+            for (position, bad) in [
+                (5, "{}"), (127, badSignature(tips.lines[400])), (128, "garbage"), (257, contradiction.outLines[0]),
+            ] {
+                input.insert(bad, at: position)
+            }
+
+            let result = try await TipLedgerBinary.run(
+                ["verify", "--format", "json", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys),
+                input: .text(input.joined(separator: "\n") + "\n"), in: directory.path)
+
+            #expect(result.exited(1), "\(result.summary)")
+            let reports = try result.jsonLines()
+            #expect(reports.count == input.count)
+            let rejected = reports.indices.filter { reports[$0]["ok"] as? Bool == false }
+            #expect(rejected == [5, 127, 128, 257])
+            func value(_ sql: String) async throws -> String {
+                try await SQLiteShell.value("l.sqlite", sql, in: directory.path)
+            }
+            #expect(try await value("SELECT count(*) FROM transactions") == String(good.count))
+            #expect(try await value("SELECT count(*) FROM evidence") == String(good.count))
+            #expect(
+                try await value("SELECT price_milli FROM transactions WHERE transaction_id = '2000000000000777'")
+                    == "990")
+            #expect(
+                try await value("SELECT count(*) FROM events WHERE transaction_id = '2000000000000777'")
+                    == "2")  // recorded and finished, nothing of the contradiction
+        }
+    }
+
     @Test func finishingAnUnknownIdExitsWith1() async throws {
         try await TemporaryDirectory.with { directory in
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
