@@ -16,6 +16,7 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
                                                      MHD_NotifyConnectionCallback connection_notify,
                                                      void *connection_context, unsigned int worker_threads,
                                                      unsigned int connection_limit,
+                                                     unsigned int connections_per_client,
                                                      unsigned int connection_timeout_seconds) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
                             MHD_OPTION_LISTEN_SOCKET, listen_socket,
@@ -23,6 +24,7 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, connections_per_client,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
                             MHD_OPTION_END);
 }

@@ -34,6 +34,9 @@ struct ServeCommand: Command {
           --no-finish             record submitted transactions as pending
           --threads N             worker threads (default: one per core)
           --connection-limit N    simultaneous connections (default 64)
+          --connections-per-client N
+                                  simultaneous connections from one address (default: no
+                                  limit of its own; behind a proxy all come from the proxy)
           --timeout SECONDS       close connections idle this long, or still sending a
                                   request's headers after this long (default 30)
 
@@ -58,6 +61,9 @@ struct ServeCommand: Command {
         var configuration = HTTPServerConfiguration(listenAddress: listen)
         if let threads = try scanner.integer("--threads", in: 1...256) { configuration.workerThreads = threads }
         if let limit = try scanner.integer("--connection-limit", in: 1...4096) { configuration.connectionLimit = limit }
+        if let limit = try scanner.integer("--connections-per-client", in: 0...4096) {
+            configuration.connectionsPerClient = limit
+        }
         if let timeout = try scanner.integer("--timeout", in: 1...3600) {
             configuration.connectionTimeoutSeconds = timeout
             configuration.headerDeadlineSeconds = timeout

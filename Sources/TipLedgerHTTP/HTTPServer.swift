@@ -75,7 +75,7 @@ public final class HTTPServer: Sendable {
                 flags, socket.descriptor, DaemonCallbacks.accessHandler, contextPointer,
                 DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified, contextPointer,
                 UInt32(configuration.workerThreads),
-                UInt32(configuration.connectionLimit),
+                UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerClient),
                 UInt32(configuration.connectionTimeoutSeconds))
         else {
             // Deliberately not closed: libmicrohttpd 0.9.75 closes a socket given with

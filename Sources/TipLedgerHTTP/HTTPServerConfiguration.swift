@@ -19,6 +19,10 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// worker an equal share; a worker whose share is full stops accepting, so connections
     /// beyond the limit wait in the kernel's accept queue until one closes.
     public var connectionLimit: Int = 64
+    /// Most connections one client address may hold at once, 0 for no limit of its own: a
+    /// client over it has its new connection closed at once, so one client cannot take every
+    /// connection. Off by default, since behind a proxy every client has the proxy's address.
+    public var connectionsPerClient: Int = 0
     /// Seconds a connection may stay silent (no byte received or sent) before it is closed:
     /// bounds idle keep-alive connections and clients that stall mid-request. Whole seconds,
     /// at least 1 (libmicrohttpd's unit).
@@ -50,6 +54,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         }
         guard (workerThreads...4096).contains(connectionLimit) else {
             throw .invalidConfiguration("connection limit \(connectionLimit) is not in \(workerThreads)…4096")
+        }
+        guard (0...connectionLimit).contains(connectionsPerClient) else {
+            throw .invalidConfiguration("connections per client \(connectionsPerClient) is not in 0…\(connectionLimit)")
         }
         guard (1...86_400).contains(bodyDeadlineSeconds) else {
             throw .invalidConfiguration("body deadline \(bodyDeadlineSeconds) s is not in 1…86400")

@@ -109,6 +109,10 @@ import TipLedgerTestSupport
             name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
             message: "--connection-limit must be a whole number from 1 to 4096, not '5000'"),
         FailingCase(
+            name: "serve with more connections per client than in all",
+            arguments: ["serve", "--connections-per-client", "100"],
+            message: "connections per client 100 is not in 0…64"),
+        FailingCase(
             name: "serve with fewer connections than threads",
             arguments: ["serve", "--threads", "8", "--connection-limit", "4"],
             message: "--connection-limit (4) must be at least --threads (8)"),

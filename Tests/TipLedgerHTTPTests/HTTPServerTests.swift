@@ -389,6 +389,33 @@ import TipLedgerHTTP
         #expect(try second.exchange("GET", "/two-again").status == 200)
     }
 
+    /// A client at its own limit has any further connection closed at once, while the server
+    /// still has room for others; closing one of its connections lets it in again.
+    @Test func aClientOverItsOwnLimitIsTurnedAwayAtOnce() throws {
+        let server = try startTestServer {
+            $0.connectionLimit = 16
+            $0.connectionsPerClient = 2
+        }
+        defer { server.stop() }
+        let first = try LoopbackConnection(port: server.port)
+        let second = try LoopbackConnection(port: server.port)
+        #expect(try first.exchange("GET", "/one").status == 200)
+        #expect(try second.exchange("GET", "/two").status == 200)
+
+        let third = try LoopbackConnection(port: server.port)
+        try? third.sendRequest("GET", "/three")
+        #expect(third.waitForClose())
+
+        first.close()
+        var answered: Int? = nil
+        // The server notices the closed connection in its own loop: try a few times.
+        for _ in 0..<50 where answered == nil {
+            answered = try? LoopbackConnection(port: server.port).exchange("GET", "/four").status
+            if answered == nil { usleep(20_000) }
+        }
+        #expect(answered == 200)
+    }
+
     @Test func pathIsPercentDecoded() throws {
         let handler = TestHandler()
         let server = try startTestServer(handler)
