@@ -53,28 +53,38 @@ struct VerifyCommand: Command {
         let pipeline = try makePipeline(verifier, ledger: ledger)
         // Needed only when repeats are answered from the ledger (see `reports`).
         var touchedByLastBatch: TouchedTransactions? = pipeline.knownTokens == nil ? nil : TouchedTransactions()
-        try pipeline.run(&reader) { items in
-            // A batch's output is built in one buffer and handed to the terminal at once.
-            var output: [UInt8] = []
-            output.reserveCapacity(items.count * 256)
-            for report in try reports(
-                items, verifier: verifier, ledger: ledger, touchedByLastBatch: &touchedByLastBatch)
-            {
-                switch report.body {
-                case .ledgerError: storeFailed = true
-                case .rejected(let error):
-                    rejections.insert(error.isEnvironmentNotAccepted ? .environmentNotAccepted : .other(error.code))
-                case .verified, .known: break
+        struct OutputLost: Error {}
+        do {
+            try pipeline.run(&reader) { items in
+                // A batch's output is built in one buffer and handed to the terminal at once.
+                var output: [UInt8] = []
+                output.reserveCapacity(items.count * 256)
+                for report in try reports(
+                    items, verifier: verifier, ledger: ledger, touchedByLastBatch: &touchedByLastBatch)
+                {
+                    switch report.body {
+                    case .ledgerError: storeFailed = true
+                    case .rejected(let error):
+                        rejections.insert(error.isEnvironmentNotAccepted ? .environmentNotAccepted : .other(error.code))
+                    case .verified, .known: break
+                    }
+                    switch format {
+                    case .json, .csv: report.appendJSON(to: &output)
+                    case .text: report.appendText(to: &output)
+                    }
+                    tally.count(accepted: report.accepted)
                 }
-                switch format {
-                case .json, .csv: report.appendJSON(to: &output)
-                case .text: report.appendText(to: &output)
-                }
-                tally.count(accepted: report.accepted)
+                context.terminal.write(bytes: output)
+                context.terminal.flush()
+                progress.update(lines: tally.lines)
+                // Nobody reads the results any more (a closed pipe, a full disk): stop rather than
+                // verify the rest unseen. The batches so far are recorded; CLI.main reports the
+                // failed output and exits 74.
+                if context.terminal.outputFailure != nil { throw OutputLost() }
             }
-            context.terminal.write(bytes: output)
-            context.terminal.flush()
-            progress.update(lines: tally.lines)
+        } catch is OutputLost {
+            progress.finish()
+            return .success
         }
         progress.finish()
         try reader.checkStandardInputRead()
