@@ -257,7 +257,7 @@ struct Tally {
         if isAccepted { accepted += 1 } else { rejected += 1 }
     }
 
-    var summary: String { "\(lines) lines: \(accepted) accepted, \(rejected) rejected" }
+    var summary: String { "\(lines) \(lines == 1 ? "line" : "lines"): \(accepted) accepted, \(rejected) rejected" }
 }
 
 /// A progress line on standard error, only when it is a terminal, at most twice a second.
