@@ -228,51 +228,6 @@ import TipLedgerTestSupport
         #expect(kuwaiti.exited(0), "\(kuwaiti.summary)")
     }
 
-    /// A reader that went away before the output came is a failed write too: exit 74 with the
-    /// reason, not a silent death by SIGPIPE.
-    @Test func standardOutputToAClosedPipeExitsWith74() async throws {
-        try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
-            // `true` closes the pipe's only reading end at once; tipledger starts writing later.
-            let result = try await Subprocess(
-                executable: "/bin/bash",
-                arguments: [
-                    "-c", #"{ sleep 0.5; "$@"; echo "status $?" >&2; } | true"#, "bash", try TipLedgerBinary.path(),
-                    "report", "--db", "l.sqlite",
-                ],
-                environment: Subprocess.baseEnvironment(), directory: directory.path
-            ).run()
-            #expect(
-                result.errLines == ["error: cannot write standard output: Broken pipe", "status 74"],
-                "\(result.summary)")
-        }
-    }
-
-    /// verify stops at the first batch nobody read, rather than verifying the rest unseen; what
-    /// it recorded stays recorded.
-    @Test func verifyStopsWhenItsOutputIsLost() async throws {
-        let tips = try await SharedInputs.shared.tips()
-        let keys = try await SharedInputs.shared.keys()
-        try await TemporaryDirectory.with { directory in
-            _ = try directory.write(tips.lines.joined(separator: "\n") + "\n", to: "tips.txt")
-            let result = try await Subprocess(
-                executable: "/bin/bash",
-                arguments: [
-                    "-c", #"{ sleep 0.5; "$@" < tips.txt; echo "status $?" >&2; } | true"#, "bash",
-                    try TipLedgerBinary.path(), "verify", "--db", "l.sqlite",
-                ] + SharedInputs.acceptingTestkit(keys: keys),
-                environment: Subprocess.baseEnvironment(), directory: directory.path
-            ).run()
-            #expect(
-                result.errLines == ["error: cannot write standard output: Broken pipe", "status 74"],
-                "\(result.summary)")
-            let recorded = try #require(
-                Int(try await SQLiteShell.value("l.sqlite", "SELECT count(*) FROM transactions", in: directory.path)))
-            #expect(recorded > 0 && recorded < tips.lines.count, "\(recorded) recorded")
-        }
-    }
-
     /// Standard input that cannot be read (here a directory) is an I/O failure, not bad input.
     @Test(arguments: [["verify", "--dry-run"], ["testkit", "notification", "--type", "REFUND", "--transaction", "-"]])
     func standardInputThatCannotBeReadExitsWith74(_ command: [String]) async throws {
