@@ -223,7 +223,9 @@ final class Checkpointer: Sendable {
     static let checkpointFrames = 32_768
     /// The longest the writer waits for readers to step off the log when restarting it. It
     /// holds the write lock meanwhile, so a reader that takes longer (a report over a large
-    /// ledger) has the restart tried again after a later commit, not every write held up.
+    /// ledger, a backup) has the restart tried again later rather than every write held up:
+    /// once the log has grown by another quarter of `restartFrames`, so a reader that stays for
+    /// long costs a wait every few megabytes of log, not every commit.
     static let restartWaitMilliseconds: Int32 = 20
 
     let checkpointFrames: Int
@@ -231,11 +233,13 @@ final class Checkpointer: Sendable {
 
     private let database: LockedDatabase
     private let queue = DispatchQueue(label: "tipledger.checkpoint")
-    private let state = Mutex((running: false, requested: false, restartDue: false))
+    private let state = Mutex((running: false, requested: false, restartDue: false, retryAtFrames: 0))
     /// The log's length in frames when the last checkpoint was asked for.
     private let framesAtLastRequest = Mutex(0)
     /// Checkpoints run so far.
     let checkpointsRun = Atomic(0)
+    /// Restarts of the log tried so far, whether readers let them through or not.
+    let restartsTried = Atomic(0)
 
     init(
         _ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames,
@@ -274,19 +278,27 @@ final class Checkpointer: Sendable {
     /// fully copied; call between write transactions.
     func restartIfDue(_ writer: Database) {
         let due = state.withLock { state in
-            let due = state.restartDue
+            guard state.restartDue, writer.logFrames >= state.retryAtFrames else { return false }
             state.restartDue = false
-            return due
+            return true
         }
         guard due else { return }
-        // The first column says whether readers kept the log busy until the wait ran out.
+        restartsTried.add(1, ordering: .relaxed)
+        // The first column says whether readers kept the log busy until the wait ran out. A
+        // failure is left to the next checkpoint, which finds the log long again.
         let busy = try? writer.withBusyTimeout(milliseconds: Self.restartWaitMilliseconds) {
             try writer.queryOne("PRAGMA wal_checkpoint(RESTART)") { $0.int64(0) }
         }
-        if busy != 0 { state.withLock { $0.restartDue = true } }
+        if busy == 1 {
+            let retryAt = writer.logFrames + max(1, Int(restartFrames / 4))
+            state.withLock { state in
+                state.restartDue = true
+                state.retryAtFrames = retryAt
+            }
+        }
     }
 
-    /// Whether the writer will restart the log after its next commit.
+    /// Whether a restart of the log is pending (tried after a commit once it is due).
     var isRestartDue: Bool { state.withLock { $0.restartDue } }
 
     /// Returns once no checkpoint is running or queued.
@@ -305,6 +317,7 @@ final class Checkpointer: Sendable {
             let again = state.withLock { state -> Bool in
                 if let (log, copied) = frames ?? nil, log > restartFrames, copied == log {
                     state.restartDue = true
+                    state.retryAtFrames = 0
                 }
                 if state.requested {
                     state.requested = false

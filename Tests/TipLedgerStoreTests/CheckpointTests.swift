@@ -114,11 +114,52 @@ import TipLedgerTestSupport
         #expect(try ledger.integrityCheck() == "ok")
     }
 
+    /// A reader that stays on the log costs the writer a short wait every quarter of
+    /// `restartFrames` of log, not at every commit.
+    @Test func aRestartHeldUpIsTriedAgainOnlyAfterTheLogGrew() throws {
+        let directory = try TemporaryDirectory()
+        let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000, restartFrames: 100)
+        try record(1...30, into: ledger)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.isRestartDue)
+        let reader = try Database(path: ledger.path)
+        try reader.execute("BEGIN")
+        _ = try reader.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
+
+        try record(31...31, into: ledger)
+        #expect(checkpointer.restartsTried.load(ordering: .relaxed) == 1)
+        let heldAt = try logFrames(of: ledger)
+        // Fewer than 25 frames (a quarter of 100) later: not tried again.
+        var next = 32
+        while try logFrames(of: ledger) + 8 < heldAt + 25 {
+            try record(next...next, into: ledger)
+            next += 1
+        }
+        #expect(checkpointer.restartsTried.load(ordering: .relaxed) == 1)
+        #expect(checkpointer.isRestartDue)
+        // Past it: tried again, and done once the reader has gone.
+        try reader.execute("COMMIT")
+        while checkpointer.isRestartDue && next < 60 {
+            try record(next...next, into: ledger)
+            next += 1
+        }
+        #expect(!checkpointer.isRestartDue)
+        #expect(checkpointer.restartsTried.load(ordering: .relaxed) == 2)
+    }
+
+    /// SQLite's own setting, on the writer (after a restart, which waits less) and on readers.
     @Test func everyConnectionWaitsTheBusyTimeoutGivenToTheMillisecond() throws {
         let directory = try TemporaryDirectory()
-        let (ledger, _) = try ledger(in: directory, checkpointFrames: 40, busyTimeout: .milliseconds(1500))
+        let (ledger, checkpointer) = try ledger(
+            in: directory, checkpointFrames: 100_000, restartFrames: 20, busyTimeout: .milliseconds(1500))
+        try record(1...20, into: ledger)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        try record(21...21, into: ledger)
+        #expect(checkpointer.restartsTried.load(ordering: .relaxed) == 1)
 
-        #expect(try ledger.withDatabase { $0.busyTimeoutMilliseconds } == 1500)
-        #expect(try ledger.withReader { $0.busyTimeoutMilliseconds } == 1500)
+        #expect(try ledger.withDatabase { try $0.pragmaInteger("busy_timeout") } == 1500)
+        #expect(try ledger.withReader { try $0.pragmaInteger("busy_timeout") } == 1500)
     }
 }
