@@ -143,11 +143,17 @@ struct ReportRendering {
         return output + consumptionText
     }
 
-    /// `rate` as a percentage the way it was most likely written: 0.07 is "7%" (not the
-    /// 7.000000000000001 that multiplying gives), 0.145 is "14.5%".
+    /// `rate` as a percentage the way it was most likely written, in plain digits: 0.07 is "7%"
+    /// (not the 7.000000000000001 that multiplying gives), 0.145 is "14.5%", to a millionth of
+    /// a percent at most.
     static func percent(_ rate: Double) -> String {
-        let percent = (rate * 100 * 1_000_000).rounded() / 1_000_000
-        return percent == percent.rounded() ? "\(Int64(percent))%" : "\(percent)%"
+        let millionths = Int64((rate * 100 * 1_000_000).rounded())
+        guard millionths > 0 || rate <= 0 else { return "less than 0.000001%" }
+        let whole = millionths / 1_000_000
+        var fraction = String(millionths % 1_000_000)
+        fraction = String(repeating: "0", count: 6 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return fraction.isEmpty ? "\(whole)%" : "\(whole).\(fraction)%"
     }
 
     private var consumptionText: String {

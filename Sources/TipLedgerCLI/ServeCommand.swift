@@ -69,6 +69,11 @@ struct ServeCommand: Command {
             configuration.headerDeadlineSeconds = timeout
         }
         // Checked before anything opens.
+        guard configuration.connectionsPerClient <= configuration.connectionLimit else {
+            throw CLIError.usage(
+                "--connections-per-client (\(configuration.connectionsPerClient)) must be at most --connection-limit "
+                    + "(\(configuration.connectionLimit))", command: Self.name)
+        }
         guard configuration.connectionLimit >= configuration.workerThreads else {
             throw CLIError.usage(
                 "--connection-limit (\(configuration.connectionLimit)) must be at least --threads "

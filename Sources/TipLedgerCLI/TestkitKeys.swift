@@ -18,7 +18,10 @@ enum TestkitKeys {
     /// mode 0600) for root, intermediate and leaf.
     static func write(_ pki: TestPKI, to directory: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Readable by all, as directories usually are (the process's umask is 077, for the
+            // ledger's sake): the keys in it are private by their own mode, the certificates not.
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         } catch {
             throw CLIError(.ioError, "cannot create \(directory)")
         }

@@ -101,8 +101,9 @@ public enum LedgerJSON {
 }
 
 extension ReportRow {
-    /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded half up to the currency's
-    /// minor unit (a cent, a yen). An estimate: Apple's own rounding and taxes differ.
+    /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded to the nearest minor unit of
+    /// the currency (a cent, a yen), halves away from zero. An estimate: Apple's own rounding and
+    /// taxes differ.
     public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
         let unit = CurrencyUnit.minorUnitMilli(of: currency)
         return Int64((Double(netMilli) * (1 - rate) / Double(unit)).rounded(.toNearestOrAwayFromZero)) * unit

@@ -111,7 +111,7 @@ import TipLedgerTestSupport
         FailingCase(
             name: "serve with more connections per client than in all",
             arguments: ["serve", "--connections-per-client", "100"],
-            message: "connections per client 100 is not in 0…64"),
+            message: "--connections-per-client (100) must be at most --connection-limit (64)"),
         FailingCase(
             name: "serve with fewer connections than threads",
             arguments: ["serve", "--threads", "8", "--connection-limit", "4"],

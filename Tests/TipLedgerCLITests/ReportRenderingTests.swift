@@ -8,7 +8,8 @@ import Testing
     /// The commission rate as the user wrote it, without the noise of binary fractions.
     @Test(arguments: [
         ("0.07", "7%"), ("7%", "7%"), ("29%", "29%"), ("0.29", "29%"), ("14.5%", "14.5%"), ("0.145", "14.5%"),
-        ("15%", "15%"), ("0", "0%"), ("0.3333", "33.33%"), ("12.25%", "12.25%"),
+        ("15%", "15%"), ("0", "0%"), ("0.3333", "33.33%"), ("12.25%", "12.25%"), ("0.00001%", "0.00001%"),
+        ("0.0000000001", "less than 0.000001%"),
     ])
     func theCommissionPrintsAsWritten(_ given: String, _ printed: String) throws {
         #expect(ReportRendering.percent(try ReportQuery.commissionRate(given)) == printed)

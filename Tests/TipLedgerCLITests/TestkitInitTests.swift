@@ -41,27 +41,32 @@ import Testing
     }
 
     /// Even under a umask that lets everyone read new files, the keys are the owner's alone,
-    /// the certificates readable by all, and no file is left half-written beside them.
+    /// the certificates and the directories made for them readable by all, and no file is left
+    /// half-written beside them.
     @Test func keysArePrivateWhateverTheUmask() async throws {
         try await TemporaryDirectory.with { directory in
             let result = try await Subprocess(
                 executable: "/bin/sh",
                 arguments: [
                     "-c", #"umask 000 && exec "$@""#, "sh", try TipLedgerBinary.path(), "testkit", "init",
-                    "--out", "keys",
+                    "--out", "project/keys",
                 ],
                 environment: Subprocess.baseEnvironment(), directory: directory.path
             ).run()
             try #require(result.exited(0), "\(result.summary)")
 
+            func mode(_ path: String) throws -> Int? {
+                (try FileManager.default.attributesOfItem(atPath: directory.file(path))[.posixPermissions]
+                    as? NSNumber)?.intValue
+            }
             #expect(
-                try FileManager.default.contentsOfDirectory(atPath: directory.file("keys")).sorted()
+                try FileManager.default.contentsOfDirectory(atPath: directory.file("project/keys")).sorted()
                     == Self.files.sorted())
             for file in Self.files {
-                let mode = try FileManager.default.attributesOfItem(atPath: directory.file("keys/\(file)"))[
-                    .posixPermissions]
-                #expect((mode as? NSNumber)?.intValue == (file.hasSuffix(".key") ? 0o600 : 0o644), "\(file)")
+                #expect(try mode("project/keys/\(file)") == (file.hasSuffix(".key") ? 0o600 : 0o644), "\(file)")
             }
+            #expect(try mode("project") == 0o755)
+            #expect(try mode("project/keys") == 0o755)
         }
     }
 
