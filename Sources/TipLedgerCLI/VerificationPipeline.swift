@@ -131,7 +131,7 @@ struct VerificationPipeline {
     /// notification, so a stored transaction is no answer to one that wraps it.
     static func answers(_ line: InputLine, with token: KnownToken) -> Bool {
         guard token.kind != .notification, let text = line.text else { return true }
-        return text.utf8.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0d } != UInt8(ascii: "{")
+        return !WebhookBody.isBody(text)
     }
 
     /// The evidence key of the token a line carries; nil when the line cannot be one.

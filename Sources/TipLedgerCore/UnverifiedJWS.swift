@@ -141,7 +141,7 @@ public struct UnverifiedJWS: Sendable {
     /// when it holds one.
     static func tokenDigest(ofLine line: String, headers: HeaderCache?) -> [UInt8]? {
         var token = trimmed(line)
-        if token.utf8.first == UInt8(ascii: "{") {
+        if WebhookBody.isBody(token) {
             guard let inner = try? WebhookBody.signedPayload(of: token) else { return nil }
             token = trimmed(inner)
         }
@@ -154,9 +154,11 @@ public struct UnverifiedJWS: Sendable {
         }
     }
 
+    /// The ASCII whitespace allowed around a token: space, tab, CR, LF.
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
+
     /// `text` without the ASCII whitespace (space, tab, CR, LF) around it.
     static func trimmed(_ text: String) -> String {
-        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0a || $0 == 0x0d }
         let utf8 = text.utf8
         guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
         var end = utf8.endIndex

@@ -50,7 +50,7 @@ public final class Verifier: Sendable {
     public func verify(_ input: String) -> Result<VerifiedPayload, VerificationError> {
         do {
             let text = UnverifiedJWS.trimmed(input)
-            if text.utf8.first == UInt8(ascii: "{") {
+            if WebhookBody.isBody(text) {
                 return .success(.notification(try verifyNotification(try WebhookBody.signedPayload(of: text))))
             }
             return .success(try verifyPayload(text, as: nil))
