@@ -79,6 +79,11 @@ extension Ledger {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         return try write { database in
+            let writer = RecordWriter(database: database, now: now)
+            func record(_ index: Int) throws -> RecordResult {
+                try writer.record(
+                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
+            }
             // Almost every batch records cleanly, so it runs without per-item savepoints; if an
             // item fails, the batch is rolled back and run again item by item, each in a
             // savepoint, so the failure costs only that item. A failure of the transaction
@@ -87,12 +92,8 @@ extension Ledger {
             do {
                 return try database.writeTransaction {
                     try items.indices.map { index -> Result<RecordResult, StoreError> in
-                        let writer = RecordWriter(database: database, now: now)
                         do {
-                            return .success(
-                                try writer.record(
-                                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index],
-                                    finish: finish))
+                            return .success(try record(index))
                         } catch {
                             itemFailed = true
                             throw error
@@ -103,13 +104,7 @@ extension Ledger {
             return try database.writeTransaction {
                 try items.indices.map { index in
                     do {
-                        return .success(
-                            try database.savepoint {
-                                let writer = RecordWriter(database: database, now: now)
-                                return try writer.record(
-                                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index],
-                                    finish: finish)
-                            })
+                        return .success(try database.savepoint { try record(index) })
                     } catch {
                         // Some errors (disk full, I/O error, out of memory) make SQLite roll back
                         // the whole transaction by itself: then the batch has failed as a whole,
