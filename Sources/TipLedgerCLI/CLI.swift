@@ -39,7 +39,7 @@ public enum CLI {
         // report written to a full disk must not look like a report.
         if let failure = terminal.outputFailure {
             report(
-                CLIError(.ioError, "cannot write standard output: \(String(cString: strerror(failure)))"), on: terminal)
+                CLIError(.ioError, "cannot write standard output: \(Posix.message(failure))"), on: terminal)
             if status == .success || status == .rejected { status = .ioError }
         }
         return status.rawValue

@@ -26,10 +26,10 @@ enum FileInput {
     /// system's words where it has them ("No such file or directory").
     static func reason(_ path: String, directory: Bool = false) -> String {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        guard descriptor >= 0 else { return Posix.message(errno) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { return String(cString: strerror(errno)) }
+        guard fstat(descriptor, &status) == 0 else { return Posix.message(errno) }
         let isDirectory = status.st_mode & S_IFMT == S_IFDIR
         if isDirectory != directory { return isDirectory ? "it is a directory" : "it is not a directory" }
         return "reading it failed"

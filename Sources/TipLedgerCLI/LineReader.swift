@@ -31,7 +31,7 @@ struct LineReader {
     /// A CLI error (status 74) when reading standard input ended with `readError`.
     func checkStandardInputRead() throws {
         guard let readError else { return }
-        throw CLIError(.ioError, "reading standard input failed: \(String(cString: strerror(readError)))")
+        throw CLIError(.ioError, "reading standard input failed: \(Posix.message(readError))")
     }
 
     init(fileDescriptor: Int32, maximumLineBytes: Int) {

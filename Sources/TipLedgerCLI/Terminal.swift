@@ -116,18 +116,7 @@ public final class Terminal: Sendable {
             }
         case .fileDescriptor(let fd):
             if !error, buffers.withLock({ $0.outputFailure != nil }) { return }
-            let failure = bytes.withUnsafeBytes { buffer -> Int32? in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    offset += written
-                }
-                return nil
-            }
+            let failure = bytes.withUnsafeBytes { Posix.writeAll($0, to: fd) }
             // A failed write to standard error has nowhere to be told.
             if !error, let failure { buffers.withLock { $0.outputFailure = $0.outputFailure ?? failure } }
         }

@@ -43,26 +43,15 @@ enum TestkitKeys {
         let directory = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
         var template = Array("\(directory.isEmpty ? "." : directory)/.testkit-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw CLIError(.ioError, "cannot write \(path): \(String(cString: strerror(errno)))")
-        }
+        guard descriptor >= 0 else { throw CLIError(.ioError, "cannot write \(path): \(Posix.message(errno))") }
         let temporary = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let written = data.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
-        let complete = written && fchmod(descriptor, mode) == 0 && fsync(descriptor) == 0
-        let reason = String(cString: strerror(errno))
+        var failure = data.withUnsafeBytes { Posix.writeAll($0, to: descriptor) }
+        if failure == nil, fchmod(descriptor, mode) != 0 || fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
-        guard complete, rename(temporary, path) == 0 else {
+        if failure == nil, rename(temporary, path) != 0 { failure = errno }
+        if let failure {
             unlink(temporary)
-            throw CLIError(.ioError, "cannot write \(path): \(complete ? String(cString: strerror(errno)) : reason)")
+            throw CLIError(.ioError, "cannot write \(path): \(Posix.message(failure))")
         }
     }
 
