@@ -61,7 +61,6 @@ struct TestkitTransactionCommand: Command {
             remaining -= batch.count
             progress.update(lines: count - remaining, of: count)
             // Nobody reads the tokens any more (`| head`): stop; CLI.main reports it (74).
-            context.terminal.flush()
             if context.terminal.outputFailure != nil { break }
         }
         progress.finish()

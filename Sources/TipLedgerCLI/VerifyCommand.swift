@@ -54,6 +54,7 @@ struct VerifyCommand: Command {
         // Needed only when repeats are answered from the ledger (see `reports`).
         var touchedByLastBatch: TouchedTransactions? = pipeline.knownTokens == nil ? nil : TouchedTransactions()
         struct OutputLost: Error {}
+        var outputLost = false
         do {
             try pipeline.run(&reader) { items in
                 // A batch's output is built in one buffer and handed to the terminal at once.
@@ -83,10 +84,10 @@ struct VerifyCommand: Command {
                 if context.terminal.outputFailure != nil { throw OutputLost() }
             }
         } catch is OutputLost {
-            progress.finish()
-            return .success
+            outputLost = true
         }
         progress.finish()
+        if outputLost { return .success }
         try reader.checkStandardInputRead()
         if format == .text { context.terminal.line(tally.summary) }
         for hint in Self.hints(for: rejections, globals: context.globals) {

@@ -52,8 +52,9 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Whether `text` is `YYYY-MM-DD` naming a day that exists, alone or followed by
-    /// `THH:MM:SS[.fff]` (up to three digits) and `Z` or `±HH:MM`, and nothing else. Foundation's ISO 8601 parser
-    /// alone accepts trailing text (`2026-01-01junk`) and rolls `2026-02-30` over into March.
+    /// `THH:MM:SS[.fff]` (up to three digits) and `Z` or `±HH:MM`, and nothing else.
+    /// Foundation's ISO 8601 parser alone accepts trailing text (`2026-01-01junk`) and rolls
+    /// `2026-02-30` over into March.
     private static func isCalendarText(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         func isDigit(_ index: Int) -> Bool { index < bytes.count && (48...57).contains(bytes[index]) }
