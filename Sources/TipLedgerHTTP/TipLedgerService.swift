@@ -181,17 +181,18 @@ public final class TipLedgerService: Sendable {
         if let reason = Ledger.unrecordableReason(payload) {
             return .answered(rejection(reason, status: rejectedStatus))
         }
+        let recording: Recording
         do {
-            let result = try ledger.record(payload, finish: finish)
-            metrics.countVerification("ok")
-            return .recorded(result)
+            recording = .recorded(try ledger.record(payload, finish: finish))
         } catch {
+            // `rejection` counts the verification by its code.
             if let refused = (error as? StoreError)?.rejection {
                 return .answered(rejection(refused, status: rejectedStatus))
             }
-            metrics.countVerification("ok")
-            return .answered(unavailable(error))
+            recording = .answered(unavailable(error))
         }
+        metrics.countVerification("ok")
+        return recording
     }
 
     // MARK: POST /v1/transactions
