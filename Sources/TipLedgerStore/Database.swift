@@ -240,17 +240,18 @@ final class Database: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` inside a savepoint, undoing only its changes when it throws.
-    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
-        // Prepared once and reused: this runs for every recorded item.
-        try run("SAVEPOINT item")
+    /// Runs `body` inside the savepoint `name` (a literal: SQL names take no parameters),
+    /// undoing only its changes when it throws.
+    func savepoint<Result>(named name: StaticString, _ body: () throws -> Result) throws -> Result {
+        // Prepared once per name and reused: this runs for every batch and retried item.
+        try run("SAVEPOINT \(name)")
         do {
             let result = try body()
-            try run("RELEASE item")
+            try run("RELEASE \(name)")
             return result
         } catch {
-            _ = try? run("ROLLBACK TO item")
-            _ = try? run("RELEASE item")
+            _ = try? run("ROLLBACK TO \(name)")
+            _ = try? run("RELEASE \(name)")
             headerIds.removeAll()
             throw error
         }

@@ -75,45 +75,12 @@ extension Ledger {
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
-        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         return try write { database in
-            let writer = RecordWriter(database: database, now: now)
-            func record(_ index: Int) throws -> RecordResult {
-                try writer.record(
-                    items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
-            }
-            // Almost every batch records cleanly, so it runs without per-item savepoints; if an
-            // item fails, the batch is rolled back and run again item by item, each in a
-            // savepoint, so the failure costs only that item. A failure of the transaction
-            // itself (busy past the timeout, disk full) is thrown as it is.
-            var itemFailed = false
-            do {
-                return try database.writeTransaction {
-                    try items.indices.map { index -> Result<RecordResult, StoreError> in
-                        do {
-                            return .success(try record(index))
-                        } catch {
-                            itemFailed = true
-                            throw error
-                        }
-                    }
-                }
-            } catch  where itemFailed {}
-            return try database.writeTransaction {
-                try items.indices.map { index in
-                    do {
-                        return .success(try database.savepoint { try record(index) })
-                    } catch {
-                        // Some errors (disk full, I/O error, out of memory) make SQLite roll back
-                        // the whole transaction by itself: then the batch has failed as a whole,
-                        // and the items after this one must not go on outside it.
-                        guard database.isInTransaction else { throw error }
-                        return .failure(error as? StoreError ?? StoreError(code: 0, message: "\(error)"))
-                    }
-                }
-            }
+            try RecordWriter(database: database, now: now).record(
+                items, tokenDigests: tokenDigests, finish: finish, attempt: database.writeTransaction,
+                retry: database.writeTransaction)
         }
     }
 
@@ -128,6 +95,49 @@ struct RecordWriter {
     let database: Database
     /// The time of recording, milliseconds since 1970.
     let now: Int64
+
+    typealias Results = [Result<RecordResult, StoreError>]
+
+    /// Records `items` (see `Ledger.record`). Almost every batch records cleanly, so `attempt`
+    /// runs them with no savepoint per item, in a transaction or savepoint that it keeps when
+    /// its body returns and undoes when it throws. If an item fails, `retry` runs them again
+    /// item by item, each in a savepoint, so the failure costs only that item. A failure of
+    /// the transaction itself (busy past the timeout, disk full) is thrown as it is.
+    func record(
+        _ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool,
+        attempt: (() throws -> Results) throws -> Results, retry: (() throws -> Results) throws -> Results
+    ) throws -> Results {
+        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
+        func record(_ index: Int) throws -> RecordResult {
+            try self.record(items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
+        }
+        var itemFailed = false
+        do {
+            return try attempt {
+                try items.indices.map { index -> Result<RecordResult, StoreError> in
+                    do {
+                        return .success(try record(index))
+                    } catch {
+                        itemFailed = true
+                        throw error
+                    }
+                }
+            }
+        } catch  where itemFailed {}
+        return try retry {
+            try items.indices.map { index in
+                do {
+                    return .success(try database.savepoint(named: "item") { try record(index) })
+                } catch {
+                    // Some errors (disk full, I/O error, out of memory) make SQLite roll back
+                    // the whole transaction by itself: then the batch has failed as a whole,
+                    // and the items after this one must not go on outside it.
+                    guard database.isInTransaction else { throw error }
+                    return .failure(error as? StoreError ?? StoreError(code: 0, message: "\(error)"))
+                }
+            }
+        }
+    }
 
     /// `digest` is the SHA-256 of the item's token when the caller has it.
     func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {

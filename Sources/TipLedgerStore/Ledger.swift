@@ -94,10 +94,16 @@ public final class Ledger: Sendable {
     func write<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try withDatabase { writer in
             let result = try body(writer)
-            checkpointer?.restartIfDue(writer)
-            checkpointer?.didCommit(logFrames: writer.logFrames)
+            didWrite(writer)
             return result
         }
+    }
+
+    /// After a commit on the writing connection: restarts the log if that is due, and asks
+    /// for a checkpoint when the log has grown enough since the last one.
+    func didWrite(_ writer: Database) {
+        checkpointer?.restartIfDue(writer)
+        checkpointer?.didCommit(logFrames: writer.logFrames)
     }
 
     /// Starts copying the log into the file in the background now, rather than when it has
