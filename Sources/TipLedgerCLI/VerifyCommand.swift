@@ -8,7 +8,7 @@ struct VerifyCommand: Command {
     static let name = "verify"
     static let summary = "verify signed transactions and notifications from standard input"
     static let usage = """
-        Usage: tipledger verify [--dry-run] [--no-finish] < input
+        Usage: tipledger verify [--dry-run] [--no-finish] [--commit-every LINES] < input
 
         Reads standard input one item per line: a signed transaction (JWS), a signed
         notification (JWS), or a notification webhook body {"signedPayload":"..."}. The kind is
@@ -18,8 +18,12 @@ struct VerifyCommand: Command {
         to the ledger in batches; every result printed is already committed.
 
         Options:
-          --dry-run      verify only; do not open or change the ledger
-          --no-finish    record new transactions as pending (finish them later with 'finish')
+          --dry-run             verify only; do not open or change the ledger
+          --no-finish           record new transactions as pending (finish them later with
+                                'finish')
+          --commit-every LINES  commit (and print the results) once LINES lines are waiting,
+                                and at least every second (default 8192; fewer show results
+                                sooner, more record a large input faster)
 
         Exit status 0 when every line was accepted, 1 when at least one was rejected.
 
@@ -31,11 +35,13 @@ struct VerifyCommand: Command {
 
     let dryRun: Bool
     let finish: Bool
+    let linesPerCommit: Int
     let format: GlobalOptions.Format
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         dryRun = scanner.flag("--dry-run")
         finish = !scanner.flag("--no-finish")
+        linesPerCommit = try scanner.integer("--commit-every", in: 1...1_000_000) ?? PendingOutput.linesPerCommit
         format = try globals.format(allowing: [.text, .json], command: Self.name)
     }
 
@@ -50,19 +56,29 @@ struct VerifyCommand: Command {
         var storeFailed = false
         var rejections: Set<Rejection> = []
         var progress = Progress(terminal: context.terminal, clock: context.clock)
-        let pipeline = try makePipeline(verifier, ledger: ledger)
-        // Needed only when repeats are answered from the ledger (see `reports`).
-        var touchedByLastBatch: TouchedTransactions? = pipeline.knownTokens == nil ? nil : TouchedTransactions()
-        struct OutputLost: Error {}
         var outputLost = false
+        let pipeline = try makePipeline(verifier, ledger: ledger)
+        let recorder = ledger?.batchRecorder()
+        // Needed only when repeats are answered from the ledger (see `verifyStaleRepeatsAgain`).
+        var unseen: UnseenChanges? = pipeline.knownTokens == nil ? nil : UnseenChanges()
+        // The results of the lines since the last commit, printed once it is done: every result
+        // printed is committed.
+        var pending = PendingOutput(linesPerCommit: linesPerCommit)
+        struct OutputLost: Error {}
+        func printPending() throws {
+            try recorder?.commit()
+            unseen?.committed()
+            context.terminal.write(bytes: pending.take())
+            context.terminal.flush()
+            progress.update(lines: tally.lines)
+            // Nobody reads the results any more (a closed pipe, a full disk): stop rather than
+            // verify the rest unseen. The lines so far are recorded; CLI.main reports the failed
+            // output and exits 74.
+            if context.terminal.outputFailure != nil { throw OutputLost() }
+        }
         do {
             try pipeline.run(&reader) { items in
-                // A batch's output is built in one buffer and handed to the terminal at once.
-                var output: [UInt8] = []
-                output.reserveCapacity(items.count * 256)
-                for report in try reports(
-                    items, verifier: verifier, ledger: ledger, touchedByLastBatch: &touchedByLastBatch)
-                {
+                for report in try reports(items, verifier: verifier, recorder: recorder, unseen: &unseen) {
                     switch report.body {
                     case .ledgerError: storeFailed = true
                     case .rejected(let error):
@@ -70,19 +86,15 @@ struct VerifyCommand: Command {
                     case .verified, .known: break
                     }
                     switch format {
-                    case .json, .csv: report.appendJSON(to: &output)
-                    case .text: report.appendText(to: &output)
+                    case .json, .csv: report.appendJSON(to: &pending.bytes)
+                    case .text: report.appendText(to: &pending.bytes)
                     }
                     tally.count(accepted: report.accepted)
                 }
-                context.terminal.write(bytes: output)
-                context.terminal.flush()
-                progress.update(lines: tally.lines)
-                // Nobody reads the results any more (a closed pipe, a full disk): stop rather than
-                // verify the rest unseen. The batches so far are recorded; CLI.main reports the
-                // failed output and exits 74.
-                if context.terminal.outputFailure != nil { throw OutputLost() }
+                pending.added(lines: items.count)
+                if recorder == nil || pending.isDue { try printPending() }
             }
+            try printPending()
         } catch is OutputLost {
             outputLost = true
         }
@@ -105,9 +117,8 @@ struct VerifyCommand: Command {
     private func makePipeline(_ verifier: Verifier, ledger: Ledger?) throws -> VerificationPipeline {
         var pipeline = VerificationPipeline(verifier: verifier)
         guard let ledger else { return pipeline }
-        // Each commit rewrites every index page it touched; larger batches touch each page
-        // for more rows. Two batches of 2048 lines in flight, with the ledger's page caches,
-        // keep a run of any length under 100 MB.
+        // Two batches of 2048 lines in flight, with the ledger's page caches and the results
+        // waiting for their commit (`PendingOutput`), keep a run of any length under 100 MB.
         pipeline.batchSize = 2048
         // The writer records one batch while the workers verify the next; once the ledger
         // outgrows its cache, recording takes longer than verifying and the writer sets the
@@ -152,24 +163,23 @@ struct VerifyCommand: Command {
         return hints
     }
 
-    /// The batch's reports, after recording its verified payloads in one ledger transaction
-    /// (unless this is a dry run). Payloads the ledger cannot key become rejections.
-    /// `touchedByLastBatch` carries the transactions a batch may have changed to the next call
-    /// (nil: no repeats are answered from the ledger; see `verifyStaleRepeatsAgain`).
+    /// The batch's reports, after recording its verified payloads with `recorder` (nil: a dry
+    /// run). Payloads the ledger cannot key become rejections. `unseen` follows the changes that
+    /// repeat lookups may not have seen (nil: no repeats are answered from the ledger).
     private func reports(
-        _ items: [VerificationPipeline.Item], verifier: Verifier, ledger: Ledger?,
-        touchedByLastBatch: inout TouchedTransactions?
+        _ items: [VerificationPipeline.Item], verifier: Verifier, recorder: BatchRecorder?,
+        unseen: inout UnseenChanges?
     ) throws -> [VerifyReport] {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
             case .known(let known): .known(known)
-            case .checked(let result, _): body(for: result, recording: ledger != nil)
+            case .checked(let result, _): body(for: result, recording: recorder != nil)
             }
         }
-        if let ledger {
-            if let touched = touchedByLastBatch {
-                touchedByLastBatch = verifyStaleRepeatsAgain(
-                    &bodies, of: items, touchedByLastBatch: touched, verifier: verifier)
+        if let recorder {
+            if let changes = unseen {
+                unseen?.recorded(
+                    verifyStaleRepeatsAgain(&bodies, of: items, unseen: changes.unseenByNext, verifier: verifier))
             }
             let toRecord = bodies.indices.compactMap { index -> (Int, VerifiedPayload)? in
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
@@ -180,7 +190,7 @@ struct VerifyCommand: Command {
                 if case .checked(_, let digest) = items[index].outcome { return digest }
                 return VerificationPipeline.digest(items[index].line, with: verifier)
             }
-            let results = try ledger.record(toRecord.map(\.1), tokenDigests: digests, finish: finish)
+            let results = try recorder.record(toRecord.map(\.1), tokenDigests: digests, finish: finish)
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)
@@ -201,24 +211,46 @@ struct VerifyCommand: Command {
         }
     }
 
-    /// A batch's repeats were looked up while the batch before it was being recorded, and
+    /// A batch's repeats were looked up while the batches before it were being recorded, and
     /// before the lines ahead of them in the batch are: the state found may be older than the
-    /// one at their line. A repeat of a transaction that either may change is verified again
-    /// here and recorded in its place, so it reports the state as of its line; the rest are
-    /// answered as found. Returns the transactions this batch may change.
+    /// one at their line. A repeat of a transaction that `unseen` holds or an earlier line of the
+    /// batch may change is verified again here and recorded in its place, so it reports the
+    /// state as of its line; the rest are answered as found. Returns the transactions this batch
+    /// may change.
     private func verifyStaleRepeatsAgain(
-        _ bodies: inout [VerifyReport.Body], of items: [VerificationPipeline.Item],
-        touchedByLastBatch: TouchedTransactions, verifier: Verifier
+        _ bodies: inout [VerifyReport.Body], of items: [VerificationPipeline.Item], unseen: TouchedTransactions,
+        verifier: Verifier
     ) -> TouchedTransactions {
         var touched = TouchedTransactions()
         for index in bodies.indices {
-            if case .known(let known) = bodies[index], touched.contains(known) || touchedByLastBatch.contains(known) {
+            if case .known(let known) = bodies[index], touched.contains(known) || unseen.contains(known) {
                 bodies[index] = body(
                     for: VerificationPipeline.verify(items[index].line, with: verifier), recording: true)
             }
             if case .verified(let payload, _) = bodies[index] { touched.insert(payload) }
         }
         return touched
+    }
+}
+
+/// The changes that a batch's repeat lookups may not have seen. The workers look a batch's
+/// repeats up in the committed ledger while the batch before it is recorded; by then every
+/// batch since the last commit but one was recorded and is not committed yet.
+struct UnseenChanges {
+    /// What the next batch's lookups may have missed: the changes of the batches recorded since
+    /// the commit before the last batch.
+    private(set) var unseenByNext = TouchedTransactions()
+    private var uncommitted = TouchedTransactions()
+
+    /// After a batch was recorded, with the transactions it may have changed.
+    mutating func recorded(_ changed: TouchedTransactions) {
+        uncommitted.formUnion(changed)
+        unseenByNext = uncommitted
+    }
+
+    /// After a commit: lookups from now on see everything recorded so far.
+    mutating func committed() {
+        uncommitted = TouchedTransactions()
     }
 }
 
@@ -241,9 +273,56 @@ struct TouchedTransactions {
         if let id { keys.insert(Key(environment: payload.environment, transactionId: id)) }
     }
 
+    mutating func formUnion(_ other: TouchedTransactions) {
+        keys.formUnion(other.keys)
+    }
+
     func contains(_ known: KnownToken) -> Bool {
         guard !keys.isEmpty, let id = known.result.transactionId else { return false }
         return keys.contains(Key(environment: known.environment, transactionId: id))
+    }
+}
+
+/// The results of the lines recorded since the last commit, printed once it is done.
+struct PendingOutput {
+    /// Lines recorded per commit, by default: commits come at the end of the first batch
+    /// that brings this many or more. Each commit writes every page it changed to the
+    /// ledger's log, so larger commits write less (see `BatchRecorder`); their results wait in
+    /// memory, a few hundred bytes a line.
+    static let linesPerCommit = 8192
+    /// The longest the results of a recorded line wait for their commit, when the input comes
+    /// slowly; also bounds how long other processes wait to write.
+    static let longestWait = Duration.seconds(1)
+
+    let linesPerCommit: Int
+    var bytes: [UInt8] = []
+    private var lines = 0
+    private var since: ContinuousClock.Instant? = nil
+
+    init(linesPerCommit: Int) {
+        self.linesPerCommit = linesPerCommit
+    }
+
+    mutating func added(lines count: Int) {
+        lines += count
+        if since == nil { since = .now }
+    }
+
+    /// Whether the lines so far should be committed and printed now.
+    var isDue: Bool { isDue(at: .now) }
+
+    func isDue(at now: ContinuousClock.Instant) -> Bool {
+        lines >= linesPerCommit || since.map { $0.duration(to: now) >= Self.longestWait } ?? false
+    }
+
+    /// The output so far, leaving none.
+    mutating func take() -> [UInt8] {
+        defer {
+            bytes = []
+            lines = 0
+            since = nil
+        }
+        return bytes
     }
 }
 

@@ -6,15 +6,18 @@ import TipLedgerStore
 /// `verify` killed with SIGKILL part-way loses nothing it reported and, run again on the same
 /// input, ends with exactly the ledger a clean run makes.
 @Suite struct CrashSafetyTests {
-    /// Kill once at least this many results have been printed: three of verify's 512-line
-    /// batches, so several commits are behind it and more work is in flight.
+    /// Kill once at least this many results have been printed. With commits of at least 512
+    /// lines, at the ends of verify's batches of 128, 256, 512, 1024 and 2048 lines, the first
+    /// commit holds three batches and the kill comes after the second (1920 lines), with the
+    /// next batches in flight.
     static let killAfterLines = 1536
 
     @Test func ledgerKilledMidRunEqualsACleanRunAfterTheSameInputAgain() async throws {
         let tips = try await SharedInputs.shared.tips()
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
-            let verify = ["verify", "--format", "json"] + SharedInputs.acceptingTestkit(keys: keys)
+            let verify =
+                ["verify", "--format", "json", "--commit-every", "512"] + SharedInputs.acceptingTestkit(keys: keys)
             async let cleanRun = TipLedgerBinary.run(
                 verify + ["--db", "clean.sqlite"], input: .file(tips.path), in: directory.path)
             let killed = try await TipLedgerBinary.run(

@@ -58,6 +58,9 @@ import TipLedgerTestSupport
             name: "csv for verify", arguments: ["verify", "--format", "csv"] + sandbox,
             message: "verify prints text or json, not csv"),
         FailingCase(
+            name: "verify --commit-every 0", arguments: ["verify", "--commit-every", "0"] + sandbox,
+            message: "--commit-every must be a whole number from 1 to 1000000, not '0'"),
+        FailingCase(
             name: "csv for restore",
             arguments: ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138", "--format", "csv"],
             message: "restore prints text or json, not csv"),

@@ -59,8 +59,9 @@ import Testing
     }
 
     /// A repeat answered from the ledger reports its transaction as the lines before it left
-    /// it, when one of them changed it: in the same batch, or in the batch before, which was
-    /// being recorded while the repeats were looked up.
+    /// it, when one of them changed it: in the same batch, in the batch before, which was
+    /// being recorded while the repeats were looked up, or in any earlier batch not committed
+    /// by then.
     @Test func aRepeatAfterARefundInTheSameRunReportsTheRefund() async throws {
         let tips = try await SharedInputs.shared.tips()
         let keys = try await SharedInputs.shared.keys()
@@ -79,10 +80,13 @@ import Testing
             try #require(recording.exited(0), "\(recording.summary)")
             try FileManager.default.copyItem(atPath: directory.file("a.sqlite"), toPath: directory.file("b.sqlite"))
             // A refund and its tip again on lines 1 and 2 (one batch), and on lines 128 and 129:
-            // the last line of the first batch and the first of the second.
+            // the last line of the first batch and the first of the second. A third refund on
+            // line 3, and its tip again on line 385, the first of the third batch: the run's
+            // 390 lines are committed together, at the end.
             let lines =
-                [try await refund(tips.lines[4]), tips.lines[4]] + tips.lines[10..<135]
-                + [try await refund(tips.lines[8]), tips.lines[8]] + tips.lines[150..<160]
+                [try await refund(tips.lines[4]), tips.lines[4], try await refund(tips.lines[12])]
+                + tips.lines[20..<144] + [try await refund(tips.lines[8]), tips.lines[8]] + tips.lines[150..<405]
+                + [tips.lines[12]] + tips.lines[410..<415]
             let input = Subprocess.Input.text(lines.joined(separator: "\n") + "\n")
 
             let repeated = try await TipLedgerBinary.run(
@@ -98,6 +102,8 @@ import Testing
             #expect(repeated.outLines[1].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[1])")
             #expect(repeated.outLines[128].hasPrefix("line 129: ok transaction"))
             #expect(repeated.outLines[128].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[128])")
+            #expect(repeated.outLines[384].hasPrefix("line 385: ok transaction"))
+            #expect(repeated.outLines[384].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[384])")
             #expect(repeated.out == verifiedAgain.out)
         }
     }
