@@ -69,6 +69,10 @@ struct ReverifyCommand: Command {
         evidence, each at its own signedDate, against the configured roots, bundle ids and
         environments, and lists any that no longer verify. Needs no network.
 
+        Text lists one failure per line, then a count; JSON is one object:
+          {"checked":N,"failed":N,"failures":[{"evidenceId","kind","environment",
+           "transactionId","notificationUUID","error","message"}]}
+
         Exit status 1 when any stored payload fails.
 
         """
@@ -91,11 +95,13 @@ struct ReverifyCommand: Command {
             progress.update(lines: done, of: total)
         }
         progress.finish()
-        for failure in failures {
-            switch format {
-            case .json, .csv:
-                var writer = JSONWriter()
-                writer.object { object in
+        switch format {
+        case .json, .csv:
+            var writer = JSONWriter()
+            writer.object { object in
+                object.field("checked", checked)
+                object.field("failed", failures.count)
+                object.array("failures", failures) { object, failure in
                     object.field("evidenceId", failure.evidenceId)
                     object.field("kind", failure.kind)
                     object.field("environment", failure.environment)
@@ -104,8 +110,10 @@ struct ReverifyCommand: Command {
                     object.field("error", failure.error.code.rawValue)
                     object.field("message", failure.error.message)
                 }
-                context.terminal.line(writer.text)
-            case .text:
+            }
+            context.terminal.line(writer.text)
+        case .text:
+            for failure in failures {
                 // A notification by its UUID; a transaction (also one a notification carried) by its id.
                 var subject = failure.transactionId ?? "(evidence \(failure.evidenceId))"
                 if failure.kind == "notification", let uuid = failure.notificationUUID {
@@ -114,9 +122,8 @@ struct ReverifyCommand: Command {
                 context.terminal.line(
                     "\(failure.kind) \(subject): \(failure.error.code.rawValue): \(failure.error.message)")
             }
-        }
-        if format == .text {
-            context.terminal.line("\(checked) stored payloads checked, \(failures.count) failed")
+            let payloads = checked == 1 ? "stored payload" : "stored payloads"
+            context.terminal.line("\(checked) \(payloads) checked, \(failures.count) failed")
         }
         return failures.isEmpty ? .success : .rejected
     }

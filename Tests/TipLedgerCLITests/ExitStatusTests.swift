@@ -429,14 +429,35 @@ import TipLedgerTestSupport
                     "com.other",
                 ],
                 in: directory.path)
+            async let sameInJSON = TipLedgerBinary.run(
+                ["reverify", "--db", "l.sqlite", "--format", "json"] + SharedInputs.acceptingTestkit(keys: keys),
+                in: directory.path)
+            async let otherAppInJSON = TipLedgerBinary.run(
+                [
+                    "reverify", "--db", "l.sqlite", "--format", "json", "--keys", keys, "--environment", "Sandbox",
+                    "--bundle-id", "com.other",
+                ],
+                in: directory.path)
             let (passing, failing) = try await (same, otherApp)
             #expect(passing.exited(0), "\(passing.summary)")
-            #expect(passing.outLines == ["1 stored payloads checked, 0 failed"])
+            #expect(passing.outLines == ["1 stored payload checked, 0 failed"])
             #expect(failing.exited(1), "\(failing.summary)")
             #expect(failing.err.isEmpty)
-            #expect(failing.outLines.last == "1 stored payloads checked, 1 failed")
+            #expect(failing.outLines.last == "1 stored payload checked, 1 failed")
             let id = try SignedTip(tip.outLines[0]).transactionId
             #expect(failing.outLines.first?.hasPrefix("transaction \(id): wrong_bundle_id: ") == true)
+
+            // In JSON, one object, with the count whether or not anything failed.
+            let (passingJSON, failingJSON) = try await (sameInJSON, otherAppInJSON)
+            #expect(passingJSON.exited(0) && failingJSON.exited(1), "\(passingJSON.summary) \(failingJSON.summary)")
+            #expect(passingJSON.outLines == [#"{"checked":1,"failed":0,"failures":[]}"#])
+            let failed = try #require(try failingJSON.jsonLines().first)
+            #expect(failingJSON.outLines.count == 1)
+            #expect(JSONValue.int64(failed["checked"]) == 1 && JSONValue.int64(failed["failed"]) == 1)
+            let failure = try #require((failed["failures"] as? [[String: Any]])?.first)
+            #expect(failure["transactionId"] as? String == id)
+            #expect(failure["kind"] as? String == "transaction")
+            #expect(failure["error"] as? String == "wrong_bundle_id")
         }
     }
 
