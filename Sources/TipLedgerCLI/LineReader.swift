@@ -81,6 +81,17 @@ struct LineReader {
         }
     }
 
+    /// Whether the input has ended and every line of it was returned.
+    var isFinished: Bool { atEnd && start >= buffer.count }
+
+    /// Whether `next()` would wait for input now: no line is buffered, the input has not
+    /// ended, and nothing is ready to read (a slow producer, a terminal).
+    func wouldWait() -> Bool {
+        guard !atEnd, Self.newline(in: buffer, from: start) == nil else { return false }
+        var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&ready, 1, 0) == 0
+    }
+
     /// The index of the first line feed at or after `start`, found with `memchr`.
     private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
         buffer.withUnsafeBufferPointer { bytes in

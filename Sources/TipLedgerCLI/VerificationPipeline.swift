@@ -44,20 +44,30 @@ struct VerificationPipeline {
     }
 
     /// Reads `reader` to the end, calling `consume` with each batch's items in input order.
-    /// Blank lines are skipped.
-    func run(_ reader: inout LineReader, consume: ([Item]) throws -> Void) throws {
+    /// Blank lines are skipped. When the input makes it wait (a slow producer, a terminal), the
+    /// lines read so far make a batch, and the batch in flight is consumed and `inputWaits`
+    /// called before it waits: nothing read stays unanswered meanwhile.
+    func run(
+        _ reader: inout LineReader, inputWaits: () throws -> Void = {}, consume: ([Item]) throws -> Void
+    ) throws {
         // The first batches are small, so the workers start as soon as a few lines are in,
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
         var inFlight: Batch? = nil
         var ended = false
         while true {
-            let lines = readBatch(&reader, size: size)
-            if lines.count < size && !ended {
+            let lines = readBatch(&reader, size: size, waitForFirst: inFlight == nil)
+            if reader.isFinished && !ended {
                 ended = true
                 inputEnds?()
             }
-            size = min(batchSize, size * 2)
+            if lines.isEmpty, !reader.isFinished, let waiting = inFlight {
+                try consume(waiting.items())
+                inFlight = nil
+                try inputWaits()
+                continue
+            }
+            if lines.count == size { size = min(batchSize, size * 2) }
             let next = lines.isEmpty ? nil : start(lines)
             if let inFlight { try consume(inFlight.items()) }
             guard let next else { return }
@@ -68,10 +78,14 @@ struct VerificationPipeline {
     /// Lines in the first batch.
     static let firstBatchSize = 128
 
-    private func readBatch(_ reader: inout LineReader, size: Int) -> [InputLine] {
+    /// Up to `size` lines; fewer at the end of the input, or when the input would make it
+    /// wait after the first line (before the first too, unless `waitForFirst`).
+    private func readBatch(_ reader: inout LineReader, size: Int, waitForFirst: Bool) -> [InputLine] {
         var lines: [InputLine] = []
         lines.reserveCapacity(size)
-        while lines.count < size, let line = reader.next() {
+        while lines.count < size {
+            if !(lines.isEmpty && waitForFirst) && reader.wouldWait() { break }
+            guard let line = reader.next() else { break }
             if let text = line.text, isBlank(text) { continue }
             lines.append(line)
         }

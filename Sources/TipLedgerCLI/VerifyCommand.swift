@@ -22,8 +22,9 @@ struct VerifyCommand: Command {
           --no-finish           record new transactions as pending (finish them later with
                                 'finish')
           --commit-every LINES  commit (and print the results) once LINES lines are waiting,
-                                and at least every second (default 8192; fewer show results
-                                sooner, more record a large input faster)
+                                a second after the first of them, or before waiting for
+                                input (default 8192; fewer show results sooner, more record
+                                a large input faster)
 
         Exit status 0 when every line was accepted, 1 when at least one was rejected.
 
@@ -71,13 +72,15 @@ struct VerifyCommand: Command {
             context.terminal.write(bytes: pending.take())
             context.terminal.flush()
             progress.update(lines: tally.lines)
-            // Nobody reads the results any more (a closed pipe, a full disk): stop rather than
-            // verify the rest unseen. The lines so far are recorded; CLI.main reports the failed
-            // output and exits 74.
+            // Nobody reads the results any more (a closed pipe, a full disk), as this first write
+            // since the last commit shows: stop rather than verify the rest unseen. Everything
+            // recorded so far is committed; CLI.main reports the failed output and exits 74.
             if context.terminal.outputFailure != nil { throw OutputLost() }
         }
         do {
-            try pipeline.run(&reader) { items in
+            // Before waiting for input, the results so far are committed and printed: the write
+            // lock is not held, nor a result kept, while a slow producer makes the run wait.
+            try pipeline.run(&reader, inputWaits: printPending) { items in
                 for report in try reports(items, verifier: verifier, recorder: recorder, unseen: &unseen) {
                     switch report.body {
                     case .ledgerError: storeFailed = true
@@ -290,8 +293,9 @@ struct PendingOutput {
     /// ledger's log, so larger commits write less (see `BatchRecorder`); their results wait in
     /// memory, a few hundred bytes a line.
     static let linesPerCommit = 8192
-    /// The longest the results of a recorded line wait for their commit, when the input comes
-    /// slowly; also bounds how long other processes wait to write.
+    /// The longest the results of a recorded line wait for their commit, at the end of a
+    /// batch, when batches come slowly (a large ledger). When the input makes `verify` wait,
+    /// they are committed and printed before it waits.
     static let longestWait = Duration.seconds(1)
 
     let linesPerCommit: Int
@@ -303,9 +307,10 @@ struct PendingOutput {
         self.linesPerCommit = linesPerCommit
     }
 
-    mutating func added(lines count: Int) {
+    /// After the results of `count` more lines were added to `bytes`, at `now`.
+    mutating func added(lines count: Int, at now: ContinuousClock.Instant = .now) {
         lines += count
-        if since == nil { since = .now }
+        if since == nil { since = now }
     }
 
     /// Whether the lines so far should be committed and printed now.

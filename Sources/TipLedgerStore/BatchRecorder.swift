@@ -16,8 +16,8 @@ extension Ledger {
 /// few rows of every batch. So fewer, larger commits write less. Each batch runs in a savepoint,
 /// so that a failing item undoes only its own batch's first attempt (see `RecordWriter.record`);
 /// SQLite keeps the first version of every page the batch changes for it, which takes back
-/// part of the gain in a large ledger: 400,000 lines took 45.9 s in commits of 8,192 lines
-/// instead of 48.3 s in commits of 2,048, and 39.6 s in commits of 8,192 without the savepoints.
+/// part of the gain in a large ledger: 400,000 lines took 42–45 s in commits of 8,192 lines
+/// against 46 s in commits of 2,048 (alternating runs), and 39.6 s without the savepoints.
 ///
 /// Nothing a recorder records is durable, or may be reported as recorded, before `commit`
 /// returns. Meanwhile the transaction stays open on the ledger's writing connection, so no other

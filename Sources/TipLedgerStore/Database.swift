@@ -250,9 +250,16 @@ final class Database: @unchecked Sendable {
             try run("RELEASE \(name)")
             return result
         } catch {
-            _ = try? run("ROLLBACK TO \(name)")
-            _ = try? run("RELEASE \(name)")
             headerIds.removeAll()
+            do {
+                try run("ROLLBACK TO \(name)")
+            } catch {
+                // Releasing now would keep what the body wrote before it failed: the whole
+                // transaction goes instead, and the caller finds it gone (`isInTransaction`).
+                try? execute("ROLLBACK")
+                throw error
+            }
+            _ = try? run("RELEASE \(name)")
             throw error
         }
     }
@@ -276,8 +283,8 @@ final class Database: @unchecked Sendable {
     }
 
     /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
-    /// header is neither hashed nor looked up again. Only ids of committed rows may stay: the
-    /// cache is cleared whenever a transaction rolls back.
+    /// header is neither hashed nor looked up again. It may hold ids of rows the open
+    /// transaction wrote, so it is cleared whenever a transaction or savepoint rolls back.
     var headerIds: [(header: [UInt8], id: Int64)] = []
 }
 

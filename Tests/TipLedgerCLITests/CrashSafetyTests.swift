@@ -6,10 +6,10 @@ import TipLedgerStore
 /// `verify` killed with SIGKILL part-way loses nothing it reported and, run again on the same
 /// input, ends with exactly the ledger a clean run makes.
 @Suite struct CrashSafetyTests {
-    /// Kill once at least this many results have been printed. With commits of at least 512
-    /// lines, at the ends of verify's batches of 128, 256, 512, 1024 and 2048 lines, the first
-    /// commit holds three batches and the kill comes after the second (1920 lines), with the
-    /// next batches in flight.
+    /// Kill once at least this many results have been printed. Commits of at least 512 lines
+    /// come at the ends of verify's batches of 128, 256, 512, 1024 and 2048 lines: the first
+    /// holds three batches (unless a second passed first), and the kill comes once a later
+    /// commit was printed, while the next batch is recorded and another verified.
     static let killAfterLines = 1536
 
     @Test func ledgerKilledMidRunEqualsACleanRunAfterTheSameInputAgain() async throws {

@@ -5,14 +5,15 @@ import Testing
 
 /// When verify commits and prints the results waiting for it.
 @Suite struct PendingOutputTests {
+    let start = ContinuousClock.now
+
     @Test func resultsAreDueOnceEnoughLinesWait() {
         var pending = PendingOutput(linesPerCommit: 8)
-        let start = ContinuousClock.now
         #expect(!pending.isDue(at: start))
 
-        pending.added(lines: 5)
+        pending.added(lines: 5, at: start)
         #expect(!pending.isDue(at: start))
-        pending.added(lines: 3)
+        pending.added(lines: 3, at: start)
         #expect(pending.isDue(at: start))
 
         pending.bytes = Array("line 1: ok\n".utf8)
@@ -21,15 +22,14 @@ import Testing
         #expect(!pending.isDue(at: start.advanced(by: .seconds(60))), "nothing waits after take()")
     }
 
-    @Test func resultsAreDueOnceTheFirstOfThemWaitedASecond() {
+    /// The wait runs from the first line added, not the last.
+    @Test func resultsAreDueOnceTheFirstOfThemWaitedLongEnough() {
         var pending = PendingOutput(linesPerCommit: 8192)
-        let start = ContinuousClock.now
-        pending.added(lines: 1)
-        #expect(!pending.isDue(at: start))
+        let wait = PendingOutput.longestWait
+        pending.added(lines: 1, at: start)
+        pending.added(lines: 1, at: start.advanced(by: wait * 0.9))
 
-        #expect(pending.isDue(at: start.advanced(by: PendingOutput.longestWait + .milliseconds(1))))
-        // The wait runs from the first line added, not the last.
-        pending.added(lines: 1)
-        #expect(pending.isDue(at: start.advanced(by: PendingOutput.longestWait + .milliseconds(1))))
+        #expect(!pending.isDue(at: start.advanced(by: wait * 0.99)))
+        #expect(pending.isDue(at: start.advanced(by: wait)))
     }
 }
