@@ -84,12 +84,13 @@ struct LineReader {
     /// Whether the input has ended and every line of it was returned.
     var isFinished: Bool { atEnd && start >= buffer.count }
 
-    /// Whether `next()` would wait for input now: no line is buffered, the input has not
-    /// ended, and nothing is ready to read (a slow producer, a terminal).
-    func wouldWait() -> Bool {
+    /// Whether `next()` would wait for input longer than `patience`: no line is buffered, the
+    /// input has not ended, and nothing becomes ready to read within `patience` (a producer
+    /// that pauses, a terminal).
+    func wouldWait(patience: Duration = .zero) -> Bool {
         guard !atEnd, Self.newline(in: buffer, from: start) == nil else { return false }
         var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&ready, 1, 0) == 0
+        return poll(&ready, 1, Int32(patience / .milliseconds(1))) == 0
     }
 
     /// The index of the first line feed at or after `start`, found with `memchr`.

@@ -78,13 +78,25 @@ struct VerificationPipeline {
     /// Lines in the first batch.
     static let firstBatchSize = 128
 
-    /// Up to `size` lines; fewer at the end of the input, or when the input would make it
-    /// wait after the first line (before the first too, unless `waitForFirst`).
+    /// How long the input may keep a batch waiting before the lines read so far make the batch.
+    static let inputPause = Duration.milliseconds(100)
+    /// How long a batch of slowly arriving lines is read for, at most.
+    static let longestRead = Duration.seconds(1)
+
+    /// Up to `size` lines; fewer at the end of the input, or when the input pauses after the
+    /// first line (before the first too, unless `waitForFirst`): for `inputPause`, or at all
+    /// once the batch has been read for `longestRead`.
     private func readBatch(_ reader: inout LineReader, size: Int, waitForFirst: Bool) -> [InputLine] {
         var lines: [InputLine] = []
         lines.reserveCapacity(size)
+        let began = ContinuousClock.now
         while lines.count < size {
-            if !(lines.isEmpty && waitForFirst) && reader.wouldWait() { break }
+            if !(lines.isEmpty && waitForFirst) {
+                // A producer a little slower than the workers leaves the pipe empty now and
+                // then: answering and committing at each of those moments cost a third more time.
+                let patience = began.duration(to: .now) < Self.longestRead ? Self.inputPause : .zero
+                if reader.wouldWait(patience: patience) { break }
+            }
             guard let line = reader.next() else { break }
             if let text = line.text, isBlank(text) { continue }
             lines.append(line)
