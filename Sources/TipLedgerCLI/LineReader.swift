@@ -73,9 +73,8 @@ struct LineReader {
                 skipped += buffer.count - start
                 buffer.removeAll(keepingCapacity: true)
                 start = 0
-            } else if start > 0 {
-                buffer.removeSubrange(0..<start)
-                start = 0
+            } else {
+                dropConsumed()
             }
             fill()
         }
@@ -84,13 +83,32 @@ struct LineReader {
     /// Whether the input has ended and every line of it was returned.
     var isFinished: Bool { atEnd && start >= buffer.count }
 
-    /// Whether `next()` would wait for input longer than `patience`: no line is buffered, the
-    /// input has not ended, and nothing becomes ready to read within `patience` (a producer
-    /// that pauses, a terminal).
-    func wouldWait(patience: Duration = .zero) -> Bool {
-        guard !atEnd, Self.newline(in: buffer, from: start) == nil else { return false }
-        var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-        return poll(&ready, 1, Int32(patience / .milliseconds(1))) == 0
+    /// Whether `next()` would wait for input longer than `patience` (a producer that pauses, a
+    /// terminal): no whole line is buffered, the input has not ended, and no more arrives
+    /// within `patience`. What is ready meanwhile is read, so a line that came in part (a
+    /// long line through a pipe) counts as not there yet.
+    mutating func wouldWait(patience: Duration = .zero) -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: patience)
+        // An over-long line is left to `next()`, which skips it.
+        while !atEnd && Self.newline(in: buffer, from: start) == nil && buffer.count - start <= maximumLineBytes {
+            var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let remaining = max(.zero, ContinuousClock.now.duration(to: deadline))
+            let status = poll(&ready, 1, Int32((remaining / .milliseconds(1)).rounded(.up)))
+            if status < 0 && errno == EINTR { continue }
+            if status == 0 { return true }
+            guard status > 0 else { return false }
+            // Something to read, or an end or error that reading reports: no wait either way.
+            dropConsumed()
+            fill()
+        }
+        return false
+    }
+
+    /// Drops the lines already returned from the front of the buffer.
+    private mutating func dropConsumed() {
+        guard start > 0 else { return }
+        buffer.removeSubrange(0..<start)
+        start = 0
     }
 
     /// The index of the first line feed at or after `start`, found with `memchr`.

@@ -89,16 +89,18 @@ struct VerificationPipeline {
     private func readBatch(_ reader: inout LineReader, size: Int, waitForFirst: Bool) -> [InputLine] {
         var lines: [InputLine] = []
         lines.reserveCapacity(size)
-        let began = ContinuousClock.now
+        // From the first line, however long the input made the batch wait for it.
+        var began: ContinuousClock.Instant? = nil
         while lines.count < size {
             if !(lines.isEmpty && waitForFirst) {
                 // A producer a little slower than the workers leaves the pipe empty now and
                 // then: answering and committing at each of those moments cost a third more time.
-                let patience = began.duration(to: .now) < Self.longestRead ? Self.inputPause : .zero
-                if reader.wouldWait(patience: patience) { break }
+                let reading = began.map { $0.duration(to: .now) } ?? .zero
+                if reader.wouldWait(patience: reading < Self.longestRead ? Self.inputPause : .zero) { break }
             }
             guard let line = reader.next() else { break }
             if let text = line.text, isBlank(text) { continue }
+            if began == nil { began = .now }
             lines.append(line)
         }
         return lines

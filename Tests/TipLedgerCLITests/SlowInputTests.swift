@@ -23,10 +23,22 @@ import Testing
             try process.run()
             defer { if process.isRunning { process.terminate() } }
 
-            // 300 lines: more than the first batch, fewer than a commit's worth; then a pause.
+            // 300 lines, more than the first batch and fewer than a commit's worth, and the first
+            // half of the next one a moment later (as a pipe may deliver a long line in parts),
+            // while verify waits to see whether more input comes; then a pause, in the middle of
+            // a line. The answers must not wait for the rest of it.
             let first = 300
-            input.fileHandleForWriting.write(Data((tips.lines[..<first].joined(separator: "\n") + "\n").utf8))
+            let next = Array(tips.lines[first].utf8)
+            let writer = input.fileHandleForWriting
+            let written = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                writer.write(Data((tips.lines[..<first].joined(separator: "\n") + "\n").utf8))
+                Thread.sleep(forTimeInterval: 0.05)
+                writer.write(Data(next[..<(next.count / 2)]))
+                written.signal()
+            }
             let answered = try Self.readLines(first, from: output.fileHandleForReading)
+            written.wait()
 
             #expect(answered.count == first)
             #expect(answered.allSatisfy { $0.contains(" recorded ") }, "\(answered.prefix(3))")
@@ -36,9 +48,9 @@ import Testing
                 "l.sqlite", "BEGIN IMMEDIATE; SELECT count(*) FROM transactions; ROLLBACK;", in: directory.path)
             #expect(other == [String(first)])
 
-            input.fileHandleForWriting.write(
-                Data((tips.lines[first..<(first + 10)].joined(separator: "\n") + "\n").utf8))
-            try input.fileHandleForWriting.close()
+            writer.write(Data(next[(next.count / 2)...]))
+            writer.write(Data(("\n" + tips.lines[(first + 1)..<(first + 10)].joined(separator: "\n") + "\n").utf8))
+            try writer.close()
             let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
 
