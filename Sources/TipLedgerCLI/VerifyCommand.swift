@@ -72,9 +72,9 @@ struct VerifyCommand: Command {
             context.terminal.write(bytes: pending.take())
             context.terminal.flush()
             progress.update(lines: tally.lines)
-            // Nobody reads the results any more (a closed pipe, a full disk), as this first write
-            // since the last commit shows: stop rather than verify the rest unseen. Everything
-            // recorded so far is committed; CLI.main reports the failed output and exits 74.
+            // Nobody reads the results any more (a closed pipe, a full disk): stop rather than
+            // verify the rest unseen. Everything recorded so far is committed; CLI.main reports
+            // the failed output and exits 74.
             if context.terminal.outputFailure != nil { throw OutputLost() }
         }
         do {
