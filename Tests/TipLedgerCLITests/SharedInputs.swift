@@ -13,7 +13,8 @@ actor SharedInputs {
     /// The bundle id testkit signs for and the tests accept.
     static let bundleId = "com.example.tipjar"
 
-    /// How many tips the shared input holds: eight of `verify`'s 512-line batches.
+    /// How many tips the shared input holds: `verify`'s first five batches (128 to 2048 lines)
+    /// and part of a sixth.
     static let tipCount = 4096
 
     /// The folder holding everything shared; removed when the test process exits.
