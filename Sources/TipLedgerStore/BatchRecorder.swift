@@ -33,7 +33,7 @@ public final class BatchRecorder {
     }
 
     deinit {
-        if isOpen { try? ledger.withDatabase { rollBack($0) } }
+        if isOpen { try? ledger.withDatabase { $0.rollBack() } }
     }
 
     /// Records `items` in the open transaction, opening one if needed, as `Ledger.record`
@@ -70,7 +70,8 @@ public final class BatchRecorder {
                         return try body()
                     })
             } catch {
-                rollBack(database)
+                database.rollBack()
+                isOpen = false
                 throw error
             }
         }
@@ -80,22 +81,17 @@ public final class BatchRecorder {
     public func commit() throws {
         guard isOpen else { return }
         try ledger.withDatabase { database in
+            isOpen = false
             do {
                 try database.execute("COMMIT")
             } catch {
-                rollBack(database)
+                database.rollBack()
                 throw error
             }
-            isOpen = false
             ledger.didWrite(database)
         }
     }
 
     static let lost = StoreError(code: 0, message: "the ledger's write transaction ended unexpectedly")
 
-    private func rollBack(_ database: Database) {
-        if database.isInTransaction { try? database.execute("ROLLBACK") }
-        database.headerIds.removeAll()
-        isOpen = false
-    }
 }

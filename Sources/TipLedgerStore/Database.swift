@@ -218,10 +218,16 @@ final class Database: @unchecked Sendable {
             try execute("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
-            headerIds.removeAll()
+            rollBack()
             throw error
         }
+    }
+
+    /// Undoes the open transaction, if one is still open (SQLite may have ended it itself), and
+    /// forgets the header ids it may have written.
+    func rollBack() {
+        if isInTransaction { try? execute("ROLLBACK") }
+        headerIds.removeAll()
     }
 
     /// Runs `body` with the busy handler waiting at most `milliseconds`, then gives the
@@ -256,7 +262,7 @@ final class Database: @unchecked Sendable {
             } catch {
                 // Releasing now would keep what the body wrote before it failed: the whole
                 // transaction goes instead, and the caller finds it gone (`isInTransaction`).
-                try? execute("ROLLBACK")
+                rollBack()
                 throw error
             }
             _ = try? run("RELEASE \(name)")
