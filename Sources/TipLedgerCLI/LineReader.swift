@@ -87,12 +87,15 @@ struct LineReader {
     /// terminal): no whole line is buffered, the input has not ended, and no more arrives
     /// within `patience`. What is ready meanwhile is read, so a line that came in part (a
     /// long line through a pipe) counts as not there yet.
-    mutating func wouldWait(patience: Duration = .zero) -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: patience)
+    /// `patience` is asked for only when no line is buffered (the clock stays off the common path).
+    mutating func wouldWait(patience: @autoclosure () -> Duration = .zero) -> Bool {
+        var deadline: ContinuousClock.Instant? = nil
         // An over-long line is left to `next()`, which skips it.
         while !atEnd && Self.newline(in: buffer, from: start) == nil && buffer.count - start <= maximumLineBytes {
+            let waitUntil = deadline ?? ContinuousClock.now.advanced(by: patience())
+            deadline = waitUntil
             var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
-            let remaining = max(.zero, ContinuousClock.now.duration(to: deadline))
+            let remaining = max(.zero, ContinuousClock.now.duration(to: waitUntil))
             let status = poll(&ready, 1, Int32((remaining / .milliseconds(1)).rounded(.up)))
             if status < 0 && errno == EINTR { continue }
             if status == 0 { return true }

@@ -83,6 +83,13 @@ struct VerificationPipeline {
     /// How long a batch of slowly arriving lines is read for, at most.
     static let longestRead = Duration.seconds(1)
 
+    /// How long to wait for more input for a batch whose first line came at `began` (nil: none
+    /// yet): `inputPause`, and not at all once it has been read for `longestRead`.
+    private static func patience(readingSince began: ContinuousClock.Instant?) -> Duration {
+        guard let began, began.duration(to: .now) >= longestRead else { return inputPause }
+        return .zero
+    }
+
     /// Up to `size` lines; fewer at the end of the input, or when the input pauses after the
     /// first line (before the first too, unless `waitForFirst`): for `inputPause`, or at all
     /// once the batch has been read for `longestRead`.
@@ -95,8 +102,7 @@ struct VerificationPipeline {
             if !(lines.isEmpty && waitForFirst) {
                 // A producer a little slower than the workers leaves the pipe empty now and
                 // then: answering and committing at each of those moments cost a third more time.
-                let reading = began.map { $0.duration(to: .now) } ?? .zero
-                if reader.wouldWait(patience: reading < Self.longestRead ? Self.inputPause : .zero) { break }
+                if reader.wouldWait(patience: Self.patience(readingSince: began)) { break }
             }
             guard let line = reader.next() else { break }
             if let text = line.text, isBlank(text) { continue }
