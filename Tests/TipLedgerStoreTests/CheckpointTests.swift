@@ -29,6 +29,23 @@ import TipLedgerTestSupport
         return (ledger, try #require(ledger.checkpointer))
     }
 
+    /// A ledger that recorded `count` transactions and found its log's restart due, and a
+    /// reader in the middle of a read transaction on that log; with the count the reader read.
+    private func restartDueWithAReader(
+        in directory: TemporaryDirectory, count: Int, restartFrames: Int64, busyTimeout: Duration = .seconds(5)
+    ) throws -> (ledger: Ledger, checkpointer: Checkpointer, reader: Database, readCount: Int64?) {
+        let (ledger, checkpointer) = try ledger(
+            in: directory, checkpointFrames: 100_000, restartFrames: restartFrames, busyTimeout: busyTimeout)
+        try record(1...count, into: ledger)
+        ledger.checkpointSoon()
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.isRestartDue)
+        let reader = try Database(path: ledger.path)
+        try reader.execute("BEGIN")
+        let readCount = try reader.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
+        return (ledger, checkpointer, reader, readCount)
+    }
+
     private func logFrames(of ledger: Ledger) throws -> Int {
         try ledger.withDatabase { $0.logFrames }
     }
@@ -89,17 +106,10 @@ import TipLedgerTestSupport
     /// reader still on the log, and tries again after a later commit.
     @Test func aRestartThatAReaderHoldsUpIsTriedAgainLater() throws {
         let directory = try TemporaryDirectory()
-        let (ledger, checkpointer) = try ledger(
-            in: directory, checkpointFrames: 100_000, restartFrames: 20, busyTimeout: .seconds(2))
-        try record(1...20, into: ledger)
-        ledger.checkpointSoon()
-        checkpointer.waitUntilIdle()
-        #expect(checkpointer.isRestartDue)
-
         // A reader in the middle of a read transaction: the next commit leaves it behind.
-        let reader = try Database(path: ledger.path)
-        try reader.execute("BEGIN")
-        #expect(try reader.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) } == 20)
+        let (ledger, checkpointer, reader, readCount) = try restartDueWithAReader(
+            in: directory, count: 20, restartFrames: 20, busyTimeout: .seconds(2))
+        #expect(readCount == 20)
         try record(21...21, into: ledger)
         #expect(checkpointer.isRestartDue)
 
@@ -118,14 +128,8 @@ import TipLedgerTestSupport
     /// `restartFrames` of log, not at every commit.
     @Test func aRestartHeldUpIsTriedAgainOnlyAfterTheLogGrew() throws {
         let directory = try TemporaryDirectory()
-        let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000, restartFrames: 100)
-        try record(1...30, into: ledger)
-        ledger.checkpointSoon()
-        checkpointer.waitUntilIdle()
-        #expect(checkpointer.isRestartDue)
-        let reader = try Database(path: ledger.path)
-        try reader.execute("BEGIN")
-        _ = try reader.queryOne("SELECT count(*) FROM transactions") { $0.int64(0) }
+        let (ledger, checkpointer, reader, _) = try restartDueWithAReader(
+            in: directory, count: 30, restartFrames: 100)
 
         try record(31...31, into: ledger)
         #expect(checkpointer.restartsTried.load(ordering: .relaxed) == 1)
