@@ -362,6 +362,15 @@ import TipLedgerHTTP
         #expect(handler.recorder.requests.isEmpty)
     }
 
+    /// Two keep-alive connections to `server`, each proven accepted by a full exchange.
+    func twoAcceptedConnections(to server: HTTPServer) throws -> (LoopbackConnection, LoopbackConnection) {
+        let first = try LoopbackConnection(port: server.port)
+        let second = try LoopbackConnection(port: server.port)
+        #expect(try first.exchange("GET", "/one").status == 200)
+        #expect(try second.exchange("GET", "/two").status == 200)
+        return (first, second)
+    }
+
     @Test func connectionsOverTheLimitAreNotServedUntilOneCloses() throws {
         let server = try startTestServer {
             $0.workerThreads = 2
@@ -370,10 +379,7 @@ import TipLedgerHTTP
         defer { server.stop() }
 
         // Two keep-alive connections, each proven accepted by a full exchange, fill the limit.
-        let first = try LoopbackConnection(port: server.port)
-        let second = try LoopbackConnection(port: server.port)
-        #expect(try first.exchange("GET", "/one").status == 200)
-        #expect(try second.exchange("GET", "/two").status == 200)
+        let (first, second) = try twoAcceptedConnections(to: server)
 
         // A third connection completes in the kernel's queue, but its request is not served.
         let third = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(300))
@@ -397,10 +403,9 @@ import TipLedgerHTTP
             $0.connectionsPerClient = 2
         }
         defer { server.stop() }
-        let first = try LoopbackConnection(port: server.port)
-        let second = try LoopbackConnection(port: server.port)
-        #expect(try first.exchange("GET", "/one").status == 200)
-        #expect(try second.exchange("GET", "/two").status == 200)
+        let (first, second) = try twoAcceptedConnections(to: server)
+        // Open until the end: the client stays at its limit with `first` alone closed.
+        defer { second.close() }
 
         let third = try LoopbackConnection(port: server.port)
         try? third.sendRequest("GET", "/three")
