@@ -26,10 +26,6 @@ struct VerificationPipeline {
     /// threads, once per chunk of lines a worker takes. A nil answer (or a failed lookup) means
     /// "verify it".
     var knownTokens: (@Sendable ([[UInt8]]) -> [KnownToken?])? = nil
-    /// Called once, as soon as the input is known to end: the last batch has been read, and the
-    /// batches before it may not have been consumed yet.
-    var inputEnds: (() -> Void)? = nil
-
     /// What became of one line.
     enum Outcome {
         /// Verified (or rejected) now; `digest` is the token's SHA-256 when it was computed.
@@ -46,36 +42,43 @@ struct VerificationPipeline {
     /// Reads `reader` to the end, calling `consume` with each batch's items in input order.
     /// Blank lines are skipped. When the input makes it wait (a slow producer, a terminal), the
     /// lines read so far make a batch, and the batch in flight is consumed and `inputWaits`
-    /// called before it waits: nothing read stays unanswered meanwhile.
+    /// called before it waits: nothing read stays unanswered meanwhile. `inputEnds` is called
+    /// once the input has ended, after every batch but the last was consumed: the workers are
+    /// verifying the last one meanwhile.
     func run(
-        _ reader: inout LineReader, inputWaits: () throws -> Void = {}, consume: ([Item]) throws -> Void
+        _ reader: inout LineReader, inputWaits: () throws -> Void = {}, inputEnds: () throws -> Void = {},
+        consume: ([Item]) throws -> Void
     ) throws {
         // The first batches are small, so the workers start as soon as a few lines are in,
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
-        var inFlight: Batch? = nil
-        var ended = false
+        // Started and not consumed yet, in input order: one batch, or the pieces of the last.
+        var inFlight: [Batch] = []
         while true {
-            let lines = readBatch(&reader, size: size, waitForFirst: inFlight == nil)
-            if reader.isFinished && !ended {
-                ended = true
-                inputEnds?()
-            }
-            if lines.isEmpty, !reader.isFinished, let waiting = inFlight {
-                try consume(waiting.items())
-                inFlight = nil
+            let lines = readBatch(&reader, size: size, waitForFirst: inFlight.isEmpty)
+            if lines.isEmpty, !reader.isFinished, !inFlight.isEmpty {
+                for waiting in inFlight { try consume(waiting.items()) }
+                inFlight = []
                 try inputWaits()
                 continue
             }
             if lines.count == size { size = min(batchSize, size * 2) }
-            let next = lines.isEmpty ? nil : start(lines)
-            if let inFlight { try consume(inFlight.items()) }
-            guard let next else { return }
+            // A batch is consumed once all of it is verified. The last one is started in small
+            // pieces, so that the consumer follows the workers closely through it, instead of
+            // starting on the whole batch once the workers are done.
+            let pieces = reader.isFinished ? lines.chunks(of: Self.firstBatchSize) : [lines[...]]
+            let next = lines.isEmpty ? [] : pieces.map { start(Array($0)) }
+            for batch in inFlight { try consume(batch.items()) }
             inFlight = next
+            if reader.isFinished {
+                try inputEnds()
+                for batch in inFlight { try consume(batch.items()) }
+                return
+            }
         }
     }
 
-    /// Lines in the first batch.
+    /// Lines in the first batch, and in each piece of the last.
     static let firstBatchSize = 128
 
     /// How long the input may keep a batch waiting before the lines read so far make the batch.
@@ -242,4 +245,11 @@ private final class ResultSlots: @unchecked Sendable {
     }
 
     func result(_ index: Int) -> VerificationPipeline.Outcome { storage[index]! }
+}
+
+extension Array {
+    /// Consecutive slices of at most `size` elements, in order; none for an empty array.
+    fileprivate func chunks(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
 }

@@ -136,22 +136,37 @@ import TipLedgerTestSupport
         #expect(counts == [8, 56], "\(counts)")
     }
 
-    /// The end of the input is told once, as soon as a read comes back short: while the batch
-    /// read before it is still to be handed over, when there is one.
+    /// The end of the input is told once, before the last batch is handed over and after
+    /// every batch before it.
     @Test(arguments: [
-        (lines: 10, events: ["4", "end", "4", "2"]), (lines: 8, events: ["4", "end", "4"]),
+        (lines: 10, events: ["4", "4", "end", "2"]), (lines: 8, events: ["4", "4", "end"]),
         (lines: 3, events: ["end", "3"]), (lines: 0, events: ["end"]),
     ])
-    func theEndOfTheInputIsToldOnceAsSoonAsItIsRead(lines count: Int, events expected: [String]) throws {
+    func theEndOfTheInputIsToldOnceBeforeTheLastBatch(lines count: Int, events expected: [String]) throws {
         let directory = try TemporaryDirectory(prefix: "pipeline")
         var reader = try Self.lineReader(Array(try Self.input(lines: 10).prefix(count)), in: directory)
         defer { close(reader.fileDescriptor) }
         var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
         pipeline.batchSize = 4
         var events: [String] = []
-        pipeline.inputEnds = { events.append("end") }
-        try pipeline.run(&reader) { events.append("\($0.count)") }
+        try pipeline.run(&reader, inputEnds: { events.append("end") }) { events.append("\($0.count)") }
         #expect(events == expected)
+    }
+
+    /// The batches before the last come whole, doubling from 128 lines; the last is handed
+    /// over in pieces of 128, so that the consumer follows the workers through it.
+    @Test func theLastBatchComesInPieces() throws {
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(try Self.input(lines: 700), in: directory)
+        defer { close(reader.fileDescriptor) }
+        var numbers: [Int] = []
+        var sizes: [Int] = []
+        try VerificationPipeline(verifier: TestChains.standardVerifier).run(&reader) { items in
+            sizes.append(items.count)
+            numbers += items.map(\.line.number)
+        }
+        #expect(sizes == [128, 256, 128, 128, 60])
+        #expect(numbers == Array(1...700))
     }
 
     #if os(Linux)
