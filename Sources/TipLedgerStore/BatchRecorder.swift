@@ -13,11 +13,15 @@ extension Ledger {
 ///
 /// A commit writes every page it changed to the log, however few of its rows changed: the
 /// pages of the indexes keyed by random values (token digests, accounts) are each changed by a
-/// few rows of every batch. So fewer, larger commits write less. Each batch runs in a savepoint,
-/// so that a failing item undoes only its own batch's first attempt (see `RecordWriter.record`);
-/// SQLite keeps the first version of every page the batch changes for it, which takes back
-/// part of the gain in a large ledger: 400,000 lines took 42–45 s in commits of 8,192 lines
-/// against 46 s in commits of 2,048 (alternating runs), and 39.6 s without the savepoints.
+/// few rows of every batch. So fewer, larger commits write less.
+///
+/// Items are recorded without savepoints. A savepoint makes SQLite keep the first version of
+/// every page changed inside it, and in a large ledger a batch changes a page of each random
+/// index for almost every row: at 250,000 rows those copies were 18 KB a line, more than the
+/// log itself took. Instead, `RecordWriter` runs every check that can reject an item before
+/// the item writes anything, so a rejected item leaves nothing to undo and its neighbours stay.
+/// Any other failure (disk full, an I/O error, a broken invariant) rolls back the whole open
+/// transaction, every batch since the last commit, and is thrown.
 ///
 /// Nothing a recorder records is durable, or may be reported as recorded, before `commit`
 /// returns. Meanwhile the transaction stays open on the ledger's writing connection, so no other
@@ -36,39 +40,35 @@ public final class BatchRecorder {
         if isOpen { try? ledger.withDatabase { $0.rollBack() } }
     }
 
-    /// Records `items` in the open transaction, opening one if needed, as `Ledger.record`
-    /// does: one bad item leaves the batch's others recorded. When the batch fails as a whole
-    /// (busy past the timeout, disk full), the open transaction is rolled back, so nothing
-    /// since the last commit was written, and the error thrown.
+    /// Records `items` in the open transaction, opening one if needed, and returns one result
+    /// per item, in order: a rejected item (`StoreError.rejection`) fails alone and writes
+    /// nothing. Any other failure rolls the open transaction back, so nothing since the last
+    /// commit was written, and is thrown.
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
+        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         guard !items.isEmpty else { return [] }
         let now = ledger.clock.now().wholeMilliseconds
         return try ledger.withDatabase { database in
-            if !isOpen {
-                try database.execute("BEGIN IMMEDIATE")
-                isOpen = true
-            }
-            // What undid the first attempt. When it made SQLite roll the whole transaction back
-            // by itself (disk full, I/O error, out of memory), it is the batch's failure: a
-            // savepoint now would start a transaction of its own.
-            var failure: (any Error)? = nil
             do {
-                return try RecordWriter(database: database, now: now).record(
-                    items, tokenDigests: tokenDigests, finish: finish,
-                    attempt: { body in
-                        do {
-                            return try database.savepoint(named: "batch", body)
-                        } catch {
-                            failure = error
-                            throw error
-                        }
-                    },
-                    retry: { body in
-                        guard database.isInTransaction else { throw failure ?? Self.lost }
-                        return try body()
-                    })
+                if !isOpen {
+                    try database.execute("BEGIN IMMEDIATE")
+                    isOpen = true
+                }
+                let writer = RecordWriter(database: database, now: now)
+                return try items.indices.map { index -> Result<RecordResult, StoreError> in
+                    let changesBefore = database.totalChanges
+                    do {
+                        let digest = tokenDigests.isEmpty ? nil : tokenDigests[index]
+                        return .success(try writer.record(items[index], digest: digest, finish: finish))
+                    } catch let error as StoreError where error.rejection != nil {
+                        // A rejection that came after a write would leave part of the item
+                        // behind: then it fails the transaction as a whole, as any other error.
+                        guard database.totalChanges == changesBefore else { throw error }
+                        return .failure(error)
+                    }
+                }
             } catch {
                 database.rollBack()
                 isOpen = false
@@ -91,7 +91,4 @@ public final class BatchRecorder {
             ledger.didWrite(database)
         }
     }
-
-    static let lost = StoreError(code: 0, message: "the ledger's write transaction ended unexpectedly")
-
 }

@@ -202,6 +202,10 @@ final class Database: @unchecked Sendable {
     /// The rowid of the last inserted row.
     var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
+    /// Rows inserted, updated or deleted by statements that completed on this connection since
+    /// it opened, triggers included.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     /// Whether a transaction is open: false again once one ended, by COMMIT, by ROLLBACK or by
     /// SQLite itself after an error that undoes it all (https://sqlite.org/lang_transaction.html).
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }

@@ -157,15 +157,15 @@ struct RecordWriter {
         -> RecordResult
     {
         guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
+        var current = try existingRow(of: transaction)
         let evidence = try storeEvidence(
             transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
-        // A new token is applied straight away (`apply` finds the row if there is one). A token
-        // already stored may still be unrecorded: a notification can carry the very token the
-        // app submits later without recording its transaction (e.g. a renewal).
-        var current = evidence.newId == nil ? try amounts(transaction.environment.rawValue, transactionId) : nil
+        // A new token is applied. A token already stored may still be unrecorded: a
+        // notification can carry the very token the app submits later without recording its
+        // transaction (e.g. a renewal).
         if evidence.newId != nil || current == nil {
             let evidenceId = try evidence.newId ?? evidence.existingId()
             let (change, after) = try apply(
@@ -206,6 +206,13 @@ struct RecordWriter {
         {
             return try result(.duplicate, transactionId: existing ?? nestedId)
         }
+        let nestedRow: Amounts?
+        do {
+            nestedRow = try notification.transaction.flatMap(existingRow(of:))
+        } catch let error as StoreError {
+            guard let rejection = error.rejection else { throw error }
+            throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
+        }
         let evidence = try storeEvidence(
             notification.jws, digest: digest, kind: "notification", environment: environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
@@ -213,7 +220,7 @@ struct RecordWriter {
         let evidenceId = try evidence.newId ?? evidence.existingId()
         let type = NotificationType(rawValue: notification.rawNotificationType)
 
-        var effect = try applyNestedTransaction(of: notification, type: type, uuid: uuid)
+        var effect = try applyNestedTransaction(of: notification, type: type, uuid: uuid, row: nestedRow)
         switch type {
         case .consumptionRequest:
             guard let nestedId else { break }
@@ -258,10 +265,11 @@ struct RecordWriter {
 
     /// Stores and applies the notification's signed transaction info, if it has any: a
     /// refund-related type or ONE_TIME_CHARGE records a transaction never seen before, and any
-    /// type's newer information updates a known one.
-    private func applyNestedTransaction(of notification: VerifiedNotification, type: NotificationType?, uuid: String)
-        throws -> NotificationEffect
-    {
+    /// type's newer information updates a known one. `row` is its transaction's row
+    /// (`existingRow(of:)`).
+    private func applyNestedTransaction(
+        of notification: VerifiedNotification, type: NotificationType?, uuid: String, row: Amounts?
+    ) throws -> NotificationEffect {
         guard let nested = notification.transaction else { return .acknowledged }
         let nestedEvidence = try storeEvidence(
             nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
@@ -269,16 +277,8 @@ struct RecordWriter {
             transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
         let evidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
         let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
-        let before = try nested.transactionId.flatMap { try amounts(nested.environment.rawValue, $0) }
-        let change: Change
-        do {
-            (change, _) = try apply(
-                nested, before: before, evidenceId: evidenceId, source: uuid, revokes: type == .revoke,
-                mayInsert: mayInsert)
-        } catch let error as StoreError {
-            guard let rejection = error.rejection else { throw error }
-            throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
-        }
+        let (change, _) = try apply(
+            nested, before: row, evidenceId: evidenceId, source: uuid, revokes: type == .revoke, mayInsert: mayInsert)
         switch change {
         case .inserted(let event): return NotificationEffect(name: "recorded_\(event)", changed: true)
         case .updated(let event): return NotificationEffect(name: event, changed: true)
@@ -321,10 +321,10 @@ struct RecordWriter {
     }
 
     /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`), so a
-    /// late or repeated payload never undoes a newer one. `before` is the row as it stands, or
-    /// nil when it is unknown or not looked up (an insert that finds the row reads it then).
-    /// Returns the change and the row's amounts after it (nil when there is no row). A new row
-    /// is inserted already finished when `finished` is true (the app submitted and delivered it).
+    /// late or repeated payload never undoes a newer one. `before` is the row as it stands
+    /// (`existingRow(of:)`), nil when there is none. Returns the change and the row's amounts
+    /// after it (nil when there is no row). A new row is inserted already finished when
+    /// `finished` is true (the app submitted and delivered it).
     private func apply(
         _ transaction: VerifiedTransaction, before: Amounts?, evidenceId: Int64, source: String, revokes: Bool,
         mayInsert: Bool, finished: Bool = false
@@ -334,7 +334,6 @@ struct RecordWriter {
         let environment = transaction.environment.rawValue
         let signedDate = transaction.effectiveDate.wholeMilliseconds
         let revoked = revokes || payload.revocationType == .familyRevoke
-        var before = before
         if before == nil {
             guard mayInsert else { return (.unknown, nil) }
             // No RETURNING: SQLite buffers RETURNING rows in a temporary table, which costs more
@@ -355,31 +354,25 @@ struct RecordWriter {
                 signedDate, payload.revocationDate?.wholeMilliseconds, payload.rawRevocationReason.map(Int64.init),
                 payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
                 finished ? now : nil)
-            if inserted == 1 {
-                let after = try amounts(rowid: database.lastInsertedRowID)
-                try event(
-                    "recorded", transactionId, environment, source: source, currency: payload.currency,
-                    delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
-                if finished {
-                    try event(
-                        "finished", transactionId, environment, source: source, currency: nil, delta: .zero,
-                        detail: nil)
-                }
-                let stateEvent = try recordStateChange(
-                    from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
-                    transactionId, environment, source: source, currency: payload.currency)
-                return (.inserted(stateEvent ?? "transaction"), after)
+            guard inserted == 1 else {
+                throw StoreError(
+                    code: 0, message: "a row for transaction \(transactionId) appeared while it was recorded")
             }
-            before = try amounts(environment, transactionId)
+            let after = try amounts(rowid: database.lastInsertedRowID)
+            try event(
+                "recorded", transactionId, environment, source: source, currency: payload.currency,
+                delta: Amounts(gross: after.gross, refunded: 0, revoked: 0), detail: payload.productId)
+            if finished {
+                try event(
+                    "finished", transactionId, environment, source: source, currency: nil, delta: .zero,
+                    detail: nil)
+            }
+            let stateEvent = try recordStateChange(
+                from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
+                transactionId, environment, source: source, currency: payload.currency)
+            return (.inserted(stateEvent ?? "transaction"), after)
         }
         guard let before else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
-        if let fields = try contradictedFields(transaction, rowid: before.rowid) {
-            throw StoreError(
-                rejecting: VerificationError(
-                    .invalidPayload,
-                    "it contradicts the recorded transaction \(transactionId): its \(fields.joined(separator: ", ")) "
-                        + (fields.count == 1 ? "differs" : "differ")))
-        }
         guard signedDate > before.signedDate else { return (.stale, before) }
         try database.run(
             """
@@ -398,6 +391,24 @@ struct RecordWriter {
                 from: before, to: after, transactionId, environment, source: source, currency: payload.currency)
         else { return (.unchanged, after) }
         return (.updated(stateEvent), after)
+    }
+
+    /// The row of `transaction`'s transaction as it stands, nil when there is none; throws the
+    /// rejection when `transaction` contradicts it. Every check that can reject an item runs
+    /// before the item writes anything, so a rejected item needs nothing undone (`BatchRecorder`
+    /// records without savepoints on this).
+    private func existingRow(of transaction: VerifiedTransaction) throws -> Amounts? {
+        guard let transactionId = transaction.transactionId,
+            let row = try amounts(transaction.environment.rawValue, transactionId)
+        else { return nil }
+        if let fields = try contradictedFields(transaction, rowid: row.rowid) {
+            throw StoreError(
+                rejecting: VerificationError(
+                    .invalidPayload,
+                    "it contradicts the recorded transaction \(transactionId): its \(fields.joined(separator: ", ")) "
+                        + (fields.count == 1 ? "differs" : "differ")))
+        }
+        return row
     }
 
     /// The fields fixed at purchase that `transaction` gives otherwise than the row `rowid`

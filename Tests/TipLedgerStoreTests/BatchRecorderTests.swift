@@ -56,9 +56,42 @@ import TipLedgerTestSupport
         #expect(try store.record(TestChains.transaction(id: "2000000000000001")).outcome == .recorded)
     }
 
-    /// An item that fails undoes only itself, in whichever batch of the open transaction it
-    /// comes: the batches before it stay, as do the items around it.
-    @Test func anItemFailingInALaterBatchLeavesTheEarlierBatchesAndItsNeighbours() throws {
+    /// A rejected item fails alone, in whichever batch of the open transaction it comes, and
+    /// writes nothing: the batches before it stay, as do the items around it.
+    @Test func aRejectedItemInALaterBatchLeavesTheEarlierBatchesAndItsNeighbours() throws {
+        let store = try TestLedger()
+        let contradiction = try TestChains.transaction(id: id(2), price: 123_450) { $0.signedDate += TestLedger.hour }
+        // A refund whose signed transaction contradicts the recorded one is rejected whole.
+        let refund = try TestChains.notification(
+            type: "REFUND", uuid: TestChains.uuid(1), signedDate: TestLedger.reference + TestLedger.hour,
+            around: try TestChains.transaction(id: id(3), price: 123_450))
+        let recorder = store.ledger.batchRecorder()
+
+        _ = try recorder.record(try transactions(1...3), finish: true)
+        let second = try recorder.record(
+            [
+                try transactions(4...4)[0], try TestChains.verified(contradiction), try TestChains.verified(refund),
+                try transactions(6...6)[0],
+            ], finish: true)
+        try recorder.commit()
+
+        #expect(second.map { (try? $0.get())?.outcome } == [.recorded, nil, nil, .recorded])
+        for result in second[1...2] {
+            guard case .failure(let error) = result else { continue }
+            #expect(error.rejection?.code == .invalidPayload)
+        }
+        #expect(
+            try store.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id")
+                == [1, 2, 3, 4, 6].map(id))
+        #expect(try store.count("evidence") == 5)
+        #expect(try store.count("notifications") == 0)
+        #expect(try store.ledger.integer("SELECT max(price_milli) FROM transactions") != 123_450)
+    }
+
+    /// An item that fails otherwise than by a rejection (here a trigger SQLite runs on its
+    /// insert) may have written part of itself: the whole open transaction is rolled back,
+    /// every batch since the last commit, and the error thrown. The recorder goes on afresh.
+    @Test func anItemFailingOtherwiseLosesTheOpenTransactionAsAWhole() throws {
         let store = try TestLedger()
         try store.ledger.execute(
             """
@@ -67,16 +100,19 @@ import TipLedgerTestSupport
             BEGIN SELECT raise(ABORT, 'provoked failure'); END
             """)
         let recorder = store.ledger.batchRecorder()
-
-        _ = try recorder.record(try transactions(1...3), finish: true)
-        let second = try recorder.record(try transactions(4...6), finish: true)
+        _ = try recorder.record(try transactions(1...1), finish: true)
         try recorder.commit()
+        _ = try recorder.record(try transactions(2...3), finish: true)
 
-        #expect(second.map { (try? $0.get())?.outcome } == [.recorded, nil, .recorded])
-        #expect(
-            try store.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id")
-                == [1, 2, 3, 4, 6].map(id))
-        #expect(try store.count("evidence") == 5)
+        #expect(throws: StoreError.self) { try recorder.record(try transactions(4...6), finish: true) }
+
+        #expect(!recorder.isOpen)
+        #expect(try store.ledger.texts("SELECT transaction_id FROM transactions") == [id(1)])
+        #expect(try store.count("evidence") == 1)
+        #expect(try store.count("events") == 2)
+        _ = try recorder.record(try transactions(6...7), finish: true)
+        try recorder.commit()
+        #expect(try store.count("transactions") == 3)
     }
 
     /// A version of a transaction that contradicts the one an earlier item of the same batch
