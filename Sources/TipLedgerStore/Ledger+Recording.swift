@@ -78,9 +78,7 @@ extension Ledger {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         return try write { database in
-            try RecordWriter(database: database, now: now).record(
-                items, tokenDigests: tokenDigests, finish: finish, attempt: database.writeTransaction,
-                retry: database.writeTransaction)
+            try RecordWriter(database: database, now: now).record(items, tokenDigests: tokenDigests, finish: finish)
         }
     }
 
@@ -98,22 +96,19 @@ struct RecordWriter {
 
     typealias Results = [Result<RecordResult, StoreError>]
 
-    /// Records `items` (see `Ledger.record`). Almost every batch records cleanly, so `attempt`
-    /// runs them with no savepoint per item, in a transaction or savepoint that it keeps when
-    /// its body returns and undoes when it throws. If an item fails, `retry` runs them again
-    /// item by item, each in a savepoint, so the failure costs only that item. A failure of
-    /// the transaction itself (busy past the timeout, disk full) is thrown as it is.
-    func record(
-        _ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool,
-        attempt: (() throws -> Results) throws -> Results, retry: (() throws -> Results) throws -> Results
-    ) throws -> Results {
+    /// Records `items` (see `Ledger.record`). Almost every batch records cleanly, so the first
+    /// attempt runs them in one write transaction with no savepoint per item. If an item fails,
+    /// that transaction is undone and a second runs them item by item, each in a savepoint, so
+    /// the failure costs only that item. A failure of the transaction itself (busy past the
+    /// timeout, disk full) is thrown as it is.
+    func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
         precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         func record(_ index: Int) throws -> RecordResult {
             try self.record(items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
         }
         var itemFailed = false
         do {
-            return try attempt {
+            return try database.writeTransaction {
                 try items.indices.map { index -> Result<RecordResult, StoreError> in
                     do {
                         return .success(try record(index))
@@ -124,7 +119,7 @@ struct RecordWriter {
                 }
             }
         } catch  where itemFailed {}
-        return try retry {
+        return try database.writeTransaction {
             try items.indices.map { index in
                 do {
                     return .success(try database.savepoint(named: "item") { try record(index) })
