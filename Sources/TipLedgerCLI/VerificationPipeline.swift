@@ -65,8 +65,12 @@ struct VerificationPipeline {
             if lines.count == size { size = min(batchSize, size * 2) }
             // A batch is consumed once all of it is verified. The last one is started in small
             // pieces, so that the consumer follows the workers closely through it, instead of
-            // starting on the whole batch once the workers are done.
-            let pieces = reader.isFinished ? lines.chunks(of: Self.firstBatchSize) : [lines[...]]
+            // starting on the whole batch once the workers are done. Not when repeats are looked
+            // up: every piece would be looked up before the batch in flight is recorded, where
+            // the consumer expects a batch's lookups to miss only the batches recorded since the
+            // commit before the one in flight (`UnseenChanges`).
+            let splits = reader.isFinished && knownTokens == nil
+            let pieces = splits ? lines.chunks(of: Self.firstBatchSize) : [lines[...]]
             let next = lines.isEmpty ? [] : pieces.map { start(Array($0)) }
             for batch in inFlight { try consume(batch.items()) }
             inFlight = next

@@ -81,12 +81,18 @@ import Testing
             try FileManager.default.copyItem(atPath: directory.file("a.sqlite"), toPath: directory.file("b.sqlite"))
             // A refund and its tip again on lines 1 and 2 (one batch), and on lines 128 and 129:
             // the last line of the first batch and the first of the second. A third refund on
-            // line 3, and its tip again on line 385, the first of the third batch: the run's
-            // 390 lines are committed together, at the end.
-            let lines =
-                [try await refund(tips.lines[4]), tips.lines[4], try await refund(tips.lines[12])]
-                + tips.lines[20..<144] + [try await refund(tips.lines[8]), tips.lines[8]] + tips.lines[150..<405]
-                + [tips.lines[12]] + tips.lines[410..<415]
+            // line 3, and its tip again on line 385, the first of the third and last batch: the
+            // run's 531 lines are committed together, at the end. A fourth refund on line 384,
+            // the last of the second batch, and its tip again on line 516, in the second piece
+            // of the last batch (looked up while the second batch was still to be recorded).
+            var lines = [try await refund(tips.lines[4]), tips.lines[4], try await refund(tips.lines[12])]
+            lines += tips.lines[20..<144]
+            lines += [try await refund(tips.lines[8]), tips.lines[8]]
+            lines += tips.lines[150..<404]
+            lines += [try await refund(tips.lines[16]), tips.lines[12]]
+            lines += tips.lines[410..<540]
+            lines += [tips.lines[16]]
+            lines += tips.lines[545..<560]
             let input = Subprocess.Input.text(lines.joined(separator: "\n") + "\n")
 
             let repeated = try await TipLedgerBinary.run(
@@ -104,6 +110,8 @@ import Testing
             #expect(repeated.outLines[128].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[128])")
             #expect(repeated.outLines[384].hasPrefix("line 385: ok transaction"))
             #expect(repeated.outLines[384].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[384])")
+            #expect(repeated.outLines[515].hasPrefix("line 516: ok transaction"))
+            #expect(repeated.outLines[515].hasSuffix("duplicate (refunded)"), "\(repeated.outLines[515])")
             #expect(repeated.out == verifiedAgain.out)
         }
     }

@@ -169,6 +169,19 @@ import TipLedgerTestSupport
         #expect(numbers == Array(1...700))
     }
 
+    /// When repeats are looked up, the last batch comes whole: the consumer's account of what
+    /// a batch's lookups may have missed (`UnseenChanges`) holds for one batch in flight.
+    @Test func theLastBatchComesWholeWhenRepeatsAreLookedUp() throws {
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(try Self.input(lines: 700), in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.knownTokens = { digests in digests.map { _ in nil } }
+        var sizes: [Int] = []
+        try pipeline.run(&reader) { sizes.append($0.count) }
+        #expect(sizes == [128, 256, 316])
+    }
+
     #if os(Linux)
         /// Workers given a lower quality of service run at a lower scheduling priority (a higher
         /// nice value) than the thread that consumes the batches, so it wins the CPU from them.
