@@ -64,8 +64,11 @@ public final class BatchRecorder {
                         return .success(try writer.record(items[index], digest: digest, finish: finish))
                     } catch let error as StoreError where error.rejection != nil {
                         // A rejection that came after a write would leave part of the item
-                        // behind: then it fails the transaction as a whole, as any other error.
-                        guard database.totalChanges == changesBefore else { throw error }
+                        // behind: then the transaction fails as a whole, as on any other error.
+                        guard database.totalChanges == changesBefore else {
+                            throw StoreError(
+                                code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
+                        }
                         return .failure(error)
                     }
                 }

@@ -64,8 +64,8 @@ extension Ledger {
         return nil
     }
 
-    /// Records a batch of verified payloads in one transaction, each in its own savepoint so
-    /// one failure leaves the others recorded. Returns one result per item, in order.
+    /// Records a batch of verified payloads in one transaction, so that one failure leaves the
+    /// others recorded (see `RecordWriter.record`). Returns one result per item, in order.
     ///
     /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
     /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
@@ -152,7 +152,17 @@ struct RecordWriter {
         -> RecordResult
     {
         guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
-        var current = try existingRow(of: transaction)
+        let digest = digest ?? SHA256.hash(transaction.jws.utf8)
+        var current: Amounts?
+        do {
+            current = try existingRow(of: transaction)
+        } catch let error as StoreError where error.rejection != nil {
+            // A token stored before is a repeat, answered as one whatever it says (a
+            // notification may have carried it for a transaction then unknown): only a new token
+            // is held against the row.
+            guard try storedEvidenceId(digest) != nil else { throw error }
+            current = try amounts(transaction.environment.rawValue, transactionId)
+        }
         let evidence = try storeEvidence(
             transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
@@ -557,11 +567,16 @@ struct RecordWriter {
     struct StoredEvidence {
         let newId: Int64?
         let sha256: [UInt8]
-        let database: Database
+        let writer: RecordWriter
 
         func existingId() throws -> Int64 {
-            try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", sha256) { $0.int64(0) } ?? 0
+            try writer.storedEvidenceId(sha256) ?? 0
         }
+    }
+
+    /// The id of the stored token whose SHA-256 is `sha256`, or nil.
+    func storedEvidenceId(_ sha256: [UInt8]) throws -> Int64? {
+        try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", sha256) { $0.int64(0) }
     }
 
     /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
@@ -594,8 +609,7 @@ struct RecordWriter {
             """,
             digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
             transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
-        return StoredEvidence(
-            newId: inserted == 1 ? database.lastInsertedRowID : nil, sha256: digest, database: database)
+        return StoredEvidence(newId: inserted == 1 ? database.lastInsertedRowID : nil, sha256: digest, writer: self)
     }
 
     private static func equalBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -62,6 +62,47 @@ import TipLedgerTestSupport
         #expect(try store.transaction(id)?.state == "finished")
     }
 
+    /// A token already stored is a repeat, whatever it says: a notification carried it for a
+    /// transaction the ledger did not know, and the app then recorded another version. Through
+    /// the one-by-one path and a batch alike, it is answered as a duplicate and changes
+    /// nothing; a new token saying the same is rejected.
+    @Test func aStoredTokenIsARepeatEvenWhenTheRecordedTransactionDiffers() throws {
+        for batched in [false, true] {
+            let store = try TestLedger()
+            let notification = try TestChains.notification(
+                type: "DID_RENEW", uuid: TestChains.uuid(1), signedDate: reference + hour,
+                around: try TestChains.transaction(id: id, price: 5000))
+            // The signed transaction info exactly as the notification carried it.
+            guard case .notification(let verified) = try TestChains.verified(notification),
+                let carried = verified.transaction?.jws
+            else {
+                Issue.record("the notification carries no transaction")
+                return
+            }
+            try store.record(notification)
+            #expect(try store.transaction(id) == nil)
+            try store.record(try TestChains.transaction(id: id, price: 990) { $0.signedDate = reference + 2 * hour })
+            let before = try #require(try store.transaction(id))
+            let evidence = try store.count("evidence")
+
+            let repeated: Result<RecordResult, StoreError>
+            if batched {
+                let recorder = store.ledger.batchRecorder()
+                repeated = try recorder.record([try TestChains.verified(carried)], finish: true)[0]
+                try recorder.commit()
+            } else {
+                repeated = try store.results(ofBatch: [carried])[0]
+            }
+            let contradicting = try store.results(
+                ofBatch: [try TestChains.transaction(id: id, price: 7000) { $0.signedDate = reference + 3 * hour }])
+
+            #expect((try? repeated.get())?.outcome == .duplicate, "\(String(describing: repeated))")
+            #expect(rejection(contradicting[0])?.code == .invalidPayload)
+            #expect(try store.transaction(id) == before)
+            #expect(try store.count("evidence") == evidence)
+        }
+    }
+
     /// What one version lacks is no contradiction: an account learnt later is added, and a
     /// version without one keeps it.
     @Test func aFieldOneVersionLacksIsNotComparedAndAnAccountIsLearnt() throws {
