@@ -47,7 +47,6 @@ public final class BatchRecorder {
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
-        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         guard !items.isEmpty else { return [] }
         let now = ledger.clock.now().wholeMilliseconds
         return try ledger.withDatabase { database in
@@ -56,22 +55,8 @@ public final class BatchRecorder {
                     try database.execute("BEGIN IMMEDIATE")
                     isOpen = true
                 }
-                let writer = RecordWriter(database: database, now: now)
-                return try items.indices.map { index -> Result<RecordResult, StoreError> in
-                    let changesBefore = database.totalChanges
-                    do {
-                        let digest = tokenDigests.isEmpty ? nil : tokenDigests[index]
-                        return .success(try writer.record(items[index], digest: digest, finish: finish))
-                    } catch let error as StoreError where error.rejection != nil {
-                        // A rejection that came after a write would leave part of the item
-                        // behind: then the transaction fails as a whole, as on any other error.
-                        guard database.totalChanges == changesBefore else {
-                            throw StoreError(
-                                code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
-                        }
-                        return .failure(error)
-                    }
-                }
+                return try RecordWriter(database: database, now: now).recordEach(
+                    items, tokenDigests: tokenDigests, finish: finish)
             } catch {
                 database.rollBack()
                 isOpen = false

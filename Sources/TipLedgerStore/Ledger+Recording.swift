@@ -96,33 +96,29 @@ struct RecordWriter {
 
     typealias Results = [Result<RecordResult, StoreError>]
 
-    /// Records `items` (see `Ledger.record`). Almost every batch records cleanly, so the first
-    /// attempt runs them in one write transaction with no savepoint per item. If an item fails,
-    /// that transaction is undone and a second runs them item by item, each in a savepoint, so
-    /// the failure costs only that item. A failure of the transaction itself (busy past the
-    /// timeout, disk full) is thrown as it is.
+    /// Records `items` (see `Ledger.record`) in a write transaction. A rejected item fails alone
+    /// (`recordEach`). If an item fails otherwise, that transaction is undone and a second
+    /// records them item by item, each in a savepoint, so the failure costs only that item. A
+    /// failure of the transaction itself (busy past the timeout, disk full) is thrown as it is.
     func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
-        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
-        func record(_ index: Int) throws -> RecordResult {
-            try self.record(items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
-        }
         var itemFailed = false
         do {
             return try database.writeTransaction {
-                try items.indices.map { index -> Result<RecordResult, StoreError> in
-                    do {
-                        return .success(try record(index))
-                    } catch {
-                        itemFailed = true
-                        throw error
-                    }
+                do {
+                    return try recordEach(items, tokenDigests: tokenDigests, finish: finish)
+                } catch {
+                    itemFailed = true
+                    throw error
                 }
             }
         } catch  where itemFailed {}
         return try database.writeTransaction {
             try items.indices.map { index in
                 do {
-                    return .success(try database.savepoint(named: "item") { try record(index) })
+                    return .success(
+                        try database.savepoint(named: "item") {
+                            try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish)
+                        })
                 } catch {
                     // Some errors (disk full, I/O error, out of memory) make SQLite roll back
                     // the whole transaction by itself: then the batch has failed as a whole,
@@ -132,6 +128,31 @@ struct RecordWriter {
                 }
             }
         }
+    }
+
+    /// Records `items` one after another in the open transaction. Every check that can reject
+    /// an item runs before the item writes anything (`existingRow(of:)`), so a rejected item
+    /// fails alone, with nothing to undo. Any other failure of an item is thrown, and the
+    /// transaction then holds part of that item: the caller must roll it back. So is a
+    /// rejection that came after a write, as a ledger error: that would be a broken promise.
+    func recordEach(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
+        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
+        return try items.indices.map { index in
+            let changesBefore = database.totalChanges
+            do {
+                return .success(try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish))
+            } catch let error as StoreError where error.rejection != nil {
+                guard database.totalChanges == changesBefore else {
+                    throw StoreError(
+                        code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
+                }
+                return .failure(error)
+            }
+        }
+    }
+
+    private static func digest(_ digests: [[UInt8]?], _ index: Int) -> [UInt8]? {
+        digests.isEmpty ? nil : digests[index]
     }
 
     /// `digest` is the SHA-256 of the item's token when the caller has it.

@@ -142,7 +142,8 @@ import TipLedgerTestSupport
 
         let statuses = try targets.map { try connection.exchange("GET", $0).status }
         let oddMethod = try connection.exchange("G\u{1B}[2JT", "/healthz").status
-        #expect(service.stop() == 0)
+        let stopped = service.stop()
+        #expect(stopped == 0, "\(service.diagnostics)")
 
         #expect(statuses == [404, 404, 404, 404])
         #expect(oddMethod == 405)
@@ -168,7 +169,8 @@ import TipLedgerTestSupport
         let environment = LiveService.environment(["TIPLEDGER_LISTEN": "127.0.0.1:\(service.port)"])
 
         let healthy = try TipledgerProcess.run(["health"], environment: environment)
-        #expect(service.stop() == 0)
+        let stopped = service.stop()
+        #expect(stopped == 0, "\(service.diagnostics)")
         let unhealthy = try TipledgerProcess.run(["health"], environment: environment)
 
         #expect(healthy.status == 0)
@@ -276,7 +278,8 @@ import TipLedgerTestSupport
         let atLimit = try service.connect().exchange(
             "POST", "/v1/transactions", body: [UInt8](repeating: UInt8(ascii: "A"), count: limit))
         let afterwards = try service.connect().exchange("GET", "/healthz")
-        #expect(service.stop() == 0)
+        let stopped = service.stop()
+        #expect(stopped == 0, "\(service.diagnostics)")
 
         #expect(overNotification.status == 413)
         #expect(try jsonObject(overNotification.body)["error"] as? String == "body_too_large")
@@ -307,7 +310,8 @@ import TipLedgerTestSupport
         _ = try connection.exchange("POST", "/v1/notifications", body: Array(WebhookBody.wrapping(test).utf8))
         _ = try connection.exchange("GET", "/missing")
         let after = try metrics()
-        #expect(service.stop() == 0)
+        let stopped = service.stop()
+        #expect(stopped == 0, "\(service.diagnostics)")
 
         let requests = "tipledger_http_requests_total"
         #expect(before[requests, ["route": "transactions", "status": "200"]] == nil)
@@ -350,7 +354,8 @@ import TipLedgerTestSupport
         // The standard test PKI is not trusted by this service.
         let foreign = try connection.exchange(
             "POST", "/v1/transactions", body: Array(try TestChains.transaction(id: "2000000000000542").utf8))
-        #expect(service.stop() == 0)
+        let stopped = service.stop()
+        #expect(stopped == 0, "\(service.diagnostics)")
 
         #expect(recorded.status == 200)
         #expect(try jsonObject(recorded.body)["outcome"] as? String == "recorded")
