@@ -69,9 +69,14 @@ struct VerificationPipeline {
             // up: every piece would be looked up before the batch in flight is recorded, where
             // the consumer expects a batch's lookups to miss only the batches recorded since the
             // commit before the one in flight (`UnseenChanges`).
-            let splits = reader.isFinished && knownTokens == nil
-            let pieces = splits ? lines.chunks(of: Self.firstBatchSize) : [lines[...]]
-            let next = lines.isEmpty ? [] : pieces.map { start(Array($0)) }
+            let next: [Batch]
+            if lines.isEmpty {
+                next = []
+            } else if reader.isFinished && knownTokens == nil {
+                next = lines.chunks(of: Self.firstBatchSize).map { start(Array($0)) }
+            } else {
+                next = [start(lines)]
+            }
             for batch in inFlight { try consume(batch.items()) }
             inFlight = next
             if reader.isFinished {
