@@ -250,26 +250,25 @@ final class Database: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` inside the savepoint `name` (a literal: SQL names take no parameters),
-    /// undoing only its changes when it throws.
-    func savepoint<Result>(named name: StaticString, _ body: () throws -> Result) throws -> Result {
-        // Prepared once per name and reused: this runs for every batch and retried item.
-        try run("SAVEPOINT \(name)")
+    /// Runs `body` inside a savepoint, undoing only its changes when it throws.
+    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+        // Prepared once and reused: this runs for every retried item.
+        try run("SAVEPOINT item")
         do {
             let result = try body()
-            try run("RELEASE \(name)")
+            try run("RELEASE item")
             return result
         } catch {
             headerIds.removeAll()
             do {
-                try run("ROLLBACK TO \(name)")
+                try run("ROLLBACK TO item")
             } catch {
                 // Releasing now would keep what the body wrote before it failed: the whole
                 // transaction goes instead, and the caller finds it gone (`isInTransaction`).
                 rollBack()
                 throw error
             }
-            _ = try? run("RELEASE \(name)")
+            _ = try? run("RELEASE item")
             throw error
         }
     }

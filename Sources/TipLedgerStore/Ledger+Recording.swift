@@ -116,7 +116,7 @@ struct RecordWriter {
             try items.indices.map { index in
                 do {
                     return .success(
-                        try database.savepoint(named: "item") {
+                        try database.savepoint {
                             try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish)
                         })
                 } catch {

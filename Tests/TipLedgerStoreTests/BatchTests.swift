@@ -79,14 +79,14 @@ import TipLedgerTestSupport
         struct Refused: Error {}
 
         try database.writeTransaction {
-            _ = try database.savepoint(named: "item") { try database.run("INSERT INTO items VALUES ('kept before')") }
+            _ = try database.savepoint { try database.run("INSERT INTO items VALUES ('kept before')") }
             #expect(throws: Refused.self) {
-                try database.savepoint(named: "item") {
+                try database.savepoint {
                     try database.run("INSERT INTO items VALUES ('undone')")
                     throw Refused()
                 }
             }
-            _ = try database.savepoint(named: "item") { try database.run("INSERT INTO items VALUES ('kept after')") }
+            _ = try database.savepoint { try database.run("INSERT INTO items VALUES ('kept after')") }
         }
 
         let names = try database.query("SELECT name FROM items ORDER BY rowid", []) { $0.text(0) }
