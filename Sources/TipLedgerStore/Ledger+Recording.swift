@@ -174,15 +174,14 @@ struct RecordWriter {
     {
         guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
         let digest = digest ?? SHA256.hash(transaction.jws.utf8)
-        var current: Amounts?
-        do {
-            current = try existingRow(of: transaction)
-        } catch let error as StoreError where error.rejection != nil {
-            // A token stored before is a repeat, answered as one whatever it says (a
-            // notification may have carried it for a transaction then unknown): only a new token
-            // is held against the row.
-            guard try storedEvidenceId(digest) != nil else { throw error }
-            current = try amounts(transaction.environment.rawValue, transactionId)
+        var current = try amounts(transaction.environment.rawValue, transactionId)
+        // A token stored before is a repeat, answered as one whatever it says (a notification
+        // may have carried it for a transaction then unknown): only a new token is held against
+        // the row.
+        if let row = current, let contradiction = try contradiction(of: transaction, row: row),
+            try storedEvidenceId(digest) == nil
+        {
+            throw contradiction
         }
         let evidence = try storeEvidence(
             transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
@@ -427,14 +426,19 @@ struct RecordWriter {
         guard let transactionId = transaction.transactionId,
             let row = try amounts(transaction.environment.rawValue, transactionId)
         else { return nil }
-        if let fields = try contradictedFields(transaction, rowid: row.rowid) {
-            throw StoreError(
-                rejecting: VerificationError(
-                    .invalidPayload,
-                    "it contradicts the recorded transaction \(transactionId): its \(fields.joined(separator: ", ")) "
-                        + (fields.count == 1 ? "differs" : "differ")))
-        }
+        if let contradiction = try contradiction(of: transaction, row: row) { throw contradiction }
         return row
+    }
+
+    /// The rejection of `transaction` when it contradicts `row`, its transaction's row; nil
+    /// when it does not.
+    private func contradiction(of transaction: VerifiedTransaction, row: Amounts) throws -> StoreError? {
+        guard let fields = try contradictedFields(transaction, rowid: row.rowid) else { return nil }
+        return StoreError(
+            rejecting: VerificationError(
+                .invalidPayload,
+                "it contradicts the recorded transaction \(transaction.transactionId ?? "?"): its "
+                    + "\(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")"))
     }
 
     /// The fields fixed at purchase that `transaction` gives otherwise than the row `rowid`
