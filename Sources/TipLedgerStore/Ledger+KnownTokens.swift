@@ -49,17 +49,7 @@ extension Ledger {
     private static func knownToken(
         _ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool, in database: Database
     ) throws -> KnownToken? {
-        try database.queryOne(
-            """
-            SELECT e.kind, e.environment, e.transaction_id, e.notification_uuid, t.product_id, t.account,
-                t.state, t.finished_ms IS NOT NULL, n.notification_type, n.subtype, n.transaction_id,
-                n.notification_uuid IS NOT NULL
-            FROM evidence e
-            LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
-            LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
-            WHERE e.sha256 = ? AND e.verifier_fingerprint = ? AND e.clock_free = 1
-            """, digest, verifierFingerprint
-        ) { row -> KnownToken? in
+        try database.queryOne(selectKnownToken, digest, verifierFingerprint) { row -> KnownToken? in
             guard let environment = AppStoreEnvironment(rawValue: row.text(1) ?? "") else { return nil }
             let state = row.text(6).flatMap(TransactionState.init(rawValue:))
             let finished = state == nil ? nil : row.int64(7) == 1
@@ -82,4 +72,16 @@ extension Ledger {
                 subtype: nil)
         } ?? nil
     }
+
+    /// What `knownToken` reads of the stored token whose digest is `?1`, accepted by a verifier
+    /// whose fingerprint is `?2`.
+    static let selectKnownToken = """
+        SELECT e.kind, e.environment, e.transaction_id, e.notification_uuid, t.product_id, t.account,
+            t.state, t.finished_ms IS NOT NULL, n.notification_type, n.subtype, n.transaction_id,
+            n.notification_uuid IS NOT NULL
+        FROM evidence e
+        LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
+        LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
+        WHERE \(RecordWriter.evidenceByDigest) AND e.verifier_fingerprint = ?2 AND e.clock_free = 1
+        """
 }

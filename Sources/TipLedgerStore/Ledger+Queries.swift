@@ -48,12 +48,21 @@ extension Ledger {
             column: "app_transaction_id", value: appTransactionId, includeAll: includeAll, environments: environments)
     }
 
+    /// The condition that finds the rows whose `column` (`account` or `app_transaction_id`) is
+    /// the value bound twice, through the column's index, which holds the value's last 8
+    /// characters (migration 0002). The `+` keeps SQLite from putting the bound value in place
+    /// of the column in `substr(column, -8)` (constant propagation), after which the index
+    /// would no longer match.
+    static func lookUp(_ column: String) -> String {
+        "substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
+    }
+
     private func restore(column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?)
         throws -> Restore
     {
         // `column` is one of two fixed names chosen above, never user input.
-        var conditions = ["\(column) = ?"]
-        var values: [any SQLBindable] = [value]
+        var conditions = [Self.lookUp(column)]
+        var values: [any SQLBindable] = [value, value]
         if let (sql, environmentValues) = Self.environmentCondition(environments) {
             conditions.append(sql)
             values += environmentValues

@@ -191,8 +191,8 @@ struct RecordWriter {
         // A new token is applied. A token already stored may still be unrecorded: a
         // notification can carry the very token the app submits later without recording its
         // transaction (e.g. a renewal).
-        if evidence.newId != nil || current == nil {
-            let evidenceId = try evidence.newId ?? evidence.existingId()
+        if evidence.isNew || current == nil {
+            let evidenceId = evidence.id
             let (change, after) = try apply(
                 transaction, before: current, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true,
                 finished: finish)
@@ -242,7 +242,7 @@ struct RecordWriter {
             notification.jws, digest: digest, kind: "notification", environment: environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
             transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
-        let evidenceId = try evidence.newId ?? evidence.existingId()
+        let evidenceId = evidence.id
         let type = NotificationType(rawValue: notification.rawNotificationType)
 
         var effect = try applyNestedTransaction(of: notification, type: type, uuid: uuid, row: nestedRow)
@@ -300,7 +300,7 @@ struct RecordWriter {
             nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
             bundleId: nested.payload.bundleId, signedDate: nested.payload.signedDate,
             transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
-        let evidenceId = try nestedEvidence.newId ?? nestedEvidence.existingId()
+        let evidenceId = nestedEvidence.id
         let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
         let (change, _) = try apply(
             nested, before: row, evidenceId: evidenceId, source: uuid, revokes: type == .revoke, mayInsert: mayInsert)
@@ -588,21 +588,26 @@ struct RecordWriter {
             kind, transactionId, environment.rawValue, source: source, currency: nil, delta: .zero, detail: detail)
     }
 
-    /// The result of storing a token: the new row's id, or nil when it was already stored.
+    /// The result of storing a token: its row's id, and whether this stored it.
     struct StoredEvidence {
-        let newId: Int64?
-        let sha256: [UInt8]
-        let writer: RecordWriter
-
-        func existingId() throws -> Int64 {
-            try writer.storedEvidenceId(sha256) ?? 0
-        }
+        let id: Int64
+        let isNew: Bool
     }
 
     /// The id of the stored token whose SHA-256 is `sha256`, or nil.
     func storedEvidenceId(_ sha256: [UInt8]) throws -> Int64? {
-        try database.queryOne("SELECT id FROM evidence WHERE sha256 = ?", sha256) { $0.int64(0) }
+        try database.queryOne(Self.selectEvidenceId, sha256) { $0.int64(0) }
     }
+
+    /// The condition that finds the evidence whose digest is `?1` through its index, which
+    /// holds the digest's first 8 bytes (migration 0002). The `+` keeps SQLite from putting the
+    /// bound value in place of the column in `substr(sha256, 1, 8)` (constant propagation),
+    /// after which the index would no longer match.
+    static let evidenceByDigest = "substr(sha256, 1, 8) = substr(?1, 1, 8) AND +sha256 = ?1"
+
+    // Built once, as are all statements run per item: the statement cache compares SQL text,
+    // and a string built per call costs an allocation and a full comparison.
+    static let selectEvidenceId = "SELECT id FROM evidence WHERE \(evidenceByDigest)"
 
     /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
     /// header once per distinct header.
@@ -625,16 +630,20 @@ struct RecordWriter {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
             )
         }
-        let inserted = try database.run(
+        // Stored once. The digest is not a unique key (its index holds 8 bytes of it), so it is
+        // looked up first, inside the write transaction no other writer shares. (One statement,
+        // INSERT ... SELECT ... WHERE NOT EXISTS, costs more: SQLite copies a SELECT from the
+        // table it inserts into through a temporary table.)
+        if let stored = try storedEvidenceId(digest) { return StoredEvidence(id: stored, isNew: false) }
+        try database.run(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,
                 notification_uuid, verifier_fingerprint, clock_free, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (sha256) DO NOTHING
             """,
             digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
             transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
-        return StoredEvidence(newId: inserted == 1 ? database.lastInsertedRowID : nil, sha256: digest, writer: self)
+        return StoredEvidence(id: database.lastInsertedRowID, isNew: true)
     }
 
     private static func equalBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {

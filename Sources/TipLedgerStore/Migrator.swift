@@ -35,23 +35,44 @@ enum Migrator {
                     "the ledger \(database.path) has schema version \(current), newer than this tipledger's \(latest)",
                 hint: "upgrade tipledger; an older binary must not write a newer ledger")
         }
-        for migration in migrations where migration.version > current {
-            do {
-                try database.writeTransaction {
-                    // Another connection may have applied it while this one waited for the write
-                    // lock (two processes opening a new ledger at once): read the version again.
-                    guard try database.pragmaInteger("user_version") < migration.version else { return }
-                    try database.execute(migration.sql)
-                    // PRAGMA takes no bound parameters; the version is an integer from this binary.
-                    try database.execute("PRAGMA user_version = \(migration.version)")
-                    try database.execute("PRAGMA application_id = \(applicationID)")
-                }
-            } catch let error as StoreError {
-                throw StoreError(
-                    code: error.code, message: "migration \(migration.name) failed: \(error.message)", sql: error.sql,
-                    hint: "the ledger was left at schema version \(migration.version - 1)")
-            }
+        let pending = migrations.filter { $0.version > current }
+        guard !pending.isEmpty else { return (current, current) }
+        // A migration may rebuild a table that others reference (create the new table, copy,
+        // drop the old one, rename the new one), which SQLite allows only with foreign keys off
+        // (https://sqlite.org/lang_altertable.html, "other kinds of table schema changes");
+        // the keys are checked before each migration commits instead. The pragma does nothing
+        // inside a transaction, so it is set around them, and on again however they end.
+        try database.execute("PRAGMA foreign_keys = OFF")
+        do {
+            for migration in pending { try apply(migration, to: database) }
+        } catch {
+            try database.execute("PRAGMA foreign_keys = ON")
+            throw error
         }
+        try database.execute("PRAGMA foreign_keys = ON")
         return (current, max(current, latest))
+    }
+
+    /// Runs `migration` in its own transaction with its version bump, unless another connection
+    /// applied it meanwhile.
+    private static func apply(_ migration: Migration, to database: Database) throws {
+        do {
+            try database.writeTransaction {
+                // Another connection may have applied it while this one waited for the write
+                // lock (two processes opening a new ledger at once): read the version again.
+                guard try database.pragmaInteger("user_version") < migration.version else { return }
+                try database.execute(migration.sql)
+                if let table = try database.queryOne("PRAGMA foreign_key_check", row: { $0.text(0) }) {
+                    throw StoreError(code: 0, message: "it leaves rows of \(table ?? "?") with broken references")
+                }
+                // PRAGMA takes no bound parameters; the version is an integer from this binary.
+                try database.execute("PRAGMA user_version = \(migration.version)")
+                try database.execute("PRAGMA application_id = \(applicationID)")
+            }
+        } catch let error as StoreError {
+            throw StoreError(
+                code: error.code, message: "migration \(migration.name) failed: \(error.message)", sql: error.sql,
+                hint: "the ledger was left at schema version \(migration.version - 1)")
+        }
     }
 }

@@ -147,6 +147,80 @@ import TipLedgerTestSupport
         #expect(try Self.schema(at: store.path).contains { $0.contains("note TEXT") })
     }
 
+    /// A ledger made by the first migration alone, the shape of every ledger before 0002,
+    /// holding a tip (`purchase`, its token) and the refund notification that refunded it.
+    static func firstVersionLedger(at path: String) throws -> (database: Database, purchase: String) {
+        let database = try Database(path: path)
+        try Migrator.migrate(database, migrations: Array(Migration.all.prefix(1)))
+        let purchase = try TestChains.transaction(id: "2000000000000001")
+        let refund = try TestChains.notification(
+            type: "REFUND", uuid: TestChains.uuid(1), signedDate: TestLedger.reference + TestLedger.hour,
+            around: purchase)
+        try database.writeTransaction {
+            let results = try RecordWriter(database: database, now: TestLedger.reference).recordEach(
+                [try TestChains.verified(purchase), try TestChains.verified(refund)], tokenDigests: [], finish: true)
+            #expect(results.allSatisfy { (try? $0.get()) != nil })
+        }
+        return (database, purchase)
+    }
+
+    /// Every column of every evidence row, in id order.
+    static func evidenceRows(_ database: Database) throws -> [String] {
+        try database.query(
+            """
+            SELECT quote(id) || ' ' || quote(sha256) || ' ' || quote(kind) || ' ' || quote(header_id) || ' '
+                || quote(body) || ' ' || quote(environment) || ' ' || quote(bundle_id) || ' ' || quote(signed_date_ms)
+                || ' ' || quote(transaction_id) || ' ' || quote(notification_uuid) || ' '
+                || quote(verifier_fingerprint) || ' ' || quote(clock_free) || ' ' || quote(received_ms)
+            FROM evidence ORDER BY id
+            """, []
+        ) { $0.text(0) ?? "" }
+    }
+
+    @Test func theShortKeyMigrationKeepsEveryEvidenceRowAndWhatReferencesIt() throws {
+        let (database, purchase) = try Self.firstVersionLedger(at: path)
+        let before = try Self.evidenceRows(database)
+        let references = "SELECT evidence_id FROM transactions UNION ALL SELECT evidence_id FROM notifications"
+        let referenced = try database.query(references, []) { $0.int64(0) }
+        #expect(before.count == 3)
+        #expect(try Self.schema(at: path).contains { $0.hasPrefix("index sqlite_autoindex_evidence_1") })
+
+        let versions = try Migrator.migrate(database)
+
+        #expect(versions == (1, Migration.latestVersion))
+        #expect(try Self.evidenceRows(database) == before)
+        #expect(try database.query(references, []) { $0.int64(0) } == referenced)
+        #expect(try database.query("PRAGMA foreign_key_check", []) { $0.text(0) }.isEmpty)
+        #expect(try database.pragmaInteger("foreign_keys") == 1)
+        let schema = try Self.schema(at: path)
+        #expect(schema.contains { $0.hasPrefix("index evidence_by_digest") })
+        #expect(!schema.contains { $0.hasPrefix("index sqlite_autoindex_evidence_1") })
+        #expect(!schema.contains { $0.contains("evidence_0002") })
+
+        let ledger = try Ledger.open(path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestLedger.reference)))
+        let restore = try ledger.restore(account: "7e3fb20b-4cdb-47cc-936d-99d65f608138", includeAll: true)
+        #expect(restore.transactions.map(\.state) == [.refunded])
+        #expect(try ledger.record(try TestChains.verified(purchase), finish: true).outcome == .duplicate)
+        #expect(try ledger.integer("SELECT count(*) FROM evidence") == 3)
+    }
+
+    @Test func aMigrationThatLeavesBrokenReferencesIsUndoneAndForeignKeysStayOn() throws {
+        let store = try TestLedger()
+        try store.record(try TestChains.transaction())
+        let database = try Database(path: store.path)
+        let orphaning = Self.extra("DELETE FROM evidence;", name: "orphans")
+
+        let error = try #require(throws: StoreError.self) {
+            try Migrator.migrate(database, migrations: Migration.all + [orphaning])
+        }
+
+        #expect(error.message.contains("migration \(orphaning.name) failed"))
+        #expect(error.message.contains("rows of transactions with broken references"))
+        #expect(try Self.pragma("user_version", at: store.path) == Int64(Migration.latestVersion))
+        #expect(try store.count("evidence") == 1)
+        #expect(try database.pragmaInteger("foreign_keys") == 1)
+    }
+
     /// `scripts/embed` must have run after every change to `migrations/`: the binary carries
     /// exactly the files, in order, with the same text.
     @Test func embeddedMigrationsEqualTheFilesInTheMigrationsFolder() throws {

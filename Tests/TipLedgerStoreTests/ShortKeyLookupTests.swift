@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+import Testing
+import TipLedgerCore
+import TipLedgerCrypto
+import TipLedgerTestSupport
+
+@testable import TipLedgerStore
+
+/// Migration 0002: token digests, account tokens and app transaction ids are indexed by 8 bytes
+/// of their value. Lookups go through those indexes and still match only the whole value.
+@Suite struct ShortKeyLookupTests {
+    /// SQLite's plan for `sql`, one line per step.
+    static func plan(_ sql: String, in store: TestLedger) throws -> [String] {
+        try store.ledger.withDatabase { database in
+            try database.query("EXPLAIN QUERY PLAN " + sql, []) { $0.text(3) ?? "" }
+        }
+    }
+
+    @Test func everyLookupByARandomValueSearchesItsShortKeyIndex() throws {
+        let store = try TestLedger()
+        let restoreFrom = "SELECT * FROM transactions WHERE "
+
+        #expect(try Self.plan(RecordWriter.selectEvidenceId, in: store) == [search("evidence", "evidence_by_digest")])
+        #expect(try Self.plan(Ledger.selectKnownToken, in: store).first == search("e", "evidence_by_digest"))
+        #expect(
+            try Self.plan(restoreFrom + Ledger.lookUp("account"), in: store) == [
+                search("transactions", "transactions_by_account")
+            ])
+        #expect(
+            try Self.plan(restoreFrom + Ledger.lookUp("app_transaction_id"), in: store) == [
+                search("transactions", "transactions_by_app_transaction")
+            ])
+        // Without the `+`, SQLite puts the value in place of the column and scans instead.
+        #expect(
+            try Self.plan(restoreFrom + "substr(account, -8) = substr(?1, -8) AND account = ?1", in: store)
+                != [search("transactions", "transactions_by_account")])
+    }
+
+    private func search(_ table: String, _ index: String) -> String {
+        "SEARCH \(table) USING INDEX \(index) (<expr>=?)"
+    }
+
+    @Test func accountsThatEndAlikeAreToldApart() throws {
+        let store = try TestLedger()
+        let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        let sameEnding = "00000000-0000-4000-8000-99d65f608138"
+        try store.record(batch: [
+            try TestChains.transaction(id: "2000000000000001", price: 990, account: account),
+            try TestChains.transaction(id: "2000000000000002", price: 1990, account: sameEnding),
+        ])
+
+        let restore = try store.ledger.restore(account: account, includeAll: true)
+
+        #expect(restore.transactions.map(\.transactionId) == ["2000000000000001"])
+        #expect(restore.totals.map(\.netMilli) == [990])
+        #expect(try store.ledger.restore(account: sameEnding, includeAll: true).totals.map(\.netMilli) == [1990])
+    }
+
+    @Test func appTransactionIdsThatEndAlikeAreToldApart() throws {
+        let store = try TestLedger()
+        try store.record(batch: [
+            try TestChains.transaction(id: "2000000000000001", price: 990, account: nil) {
+                $0.appTransactionId = "704897469903383919"
+            },
+            try TestChains.transaction(id: "2000000000000002", price: 1990, account: nil) {
+                $0.appTransactionId = "111111119903383919"
+            },
+        ])
+
+        let restore = try store.ledger.restore(appTransactionId: "704897469903383919", includeAll: true)
+
+        #expect(restore.transactions.map(\.transactionId) == ["2000000000000001"])
+        #expect(restore.totals.map(\.netMilli) == [990])
+    }
+
+    /// A stored token whose digest starts with the same 8 bytes as a new token's is another
+    /// token: the new one is stored and recorded, not taken for a repeat.
+    @Test func aDigestSharingItsFirstEightBytesIsAnotherToken() throws {
+        let store = try TestLedger()
+        let token = try TestChains.transaction(id: "2000000000000001")
+        let digest = SHA256.hash(token.utf8)
+        let decoy = Array(digest.prefix(8)) + [UInt8](repeating: 0xff, count: 24)
+        try store.ledger.withDatabase { database in
+            try database.run("INSERT INTO jws_headers (id, sha256, header) VALUES (99, ?, 'decoy')", decoy)
+            try database.run(
+                """
+                INSERT INTO evidence (sha256, kind, header_id, body, environment, verifier_fingerprint, clock_free,
+                    received_ms)
+                VALUES (?, 'transaction', 99, 'decoy', 'Sandbox', ?, 1, 0)
+                """, decoy, TestChains.standardVerifier.fingerprint)
+        }
+        #expect(
+            try store.ledger.knownToken(
+                digest, verifierFingerprint: TestChains.standardVerifier.fingerprint, finishing: true) == nil)
+
+        let result = try store.record(token)
+
+        #expect(result.outcome == .recorded)
+        #expect(try store.count("evidence") == 2)
+        #expect(try store.record(token).outcome == .duplicate)
+        #expect(try store.count("evidence") == 2)
+        #expect(
+            try store.ledger.integer("SELECT count(*) FROM evidence WHERE sha256 = ?", [digest]) == 1)
+    }
+}
