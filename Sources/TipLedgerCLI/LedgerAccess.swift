@@ -6,21 +6,30 @@ internal import TipLedgerStore
     internal import Glibc
 #endif
 
-extension GlobalOptions {
+extension CommandContext {
     /// Opens (and migrates) the ledger at `--db`. Commands that only read refuse to create a
     /// ledger that does not exist, so a mistyped path is an error rather than an empty answer.
-    func openLedger(clock: WallClock, mustExist: Bool, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
-        if mustExist && databasePath != ":memory:" {
+    func openLedger(mustExist: Bool, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
+        let path = globals.databasePath
+        if mustExist && path != ":memory:" {
             let hint = "pass --db PATH (or set TIPLEDGER_DB), or record into it first with 'tipledger verify'"
             var status = stat()
-            guard stat(databasePath, &status) == 0 else {
-                throw CLIError(.ioError, "no ledger at \(databasePath)", hint: hint)
+            guard stat(path, &status) == 0 else {
+                throw CLIError(.ioError, "no ledger at \(path)", hint: hint)
             }
             // SQLite would take an empty file for an empty database and write a schema into it.
             if status.st_size == 0 {
-                throw CLIError(.ioError, "\(databasePath) is an empty file, not a ledger", hint: hint)
+                throw CLIError(.ioError, "\(path) is an empty file, not a ledger", hint: hint)
             }
         }
-        return try Ledger.open(path: databasePath, clock: clock, busyTimeout: busyTimeout)
+        return try Ledger.open(path: path, clock: clock, busyTimeout: busyTimeout, upgrading: announceUpgrade)
+    }
+
+    /// Says on standard error that the ledger's schema is being upgraded, which rewrites
+    /// tables and takes a while for a large ledger (about 40 s for a million transactions).
+    func announceUpgrade(from: Int, to: Int) {
+        terminal.errorLine(
+            "upgrading the ledger \(globals.databasePath) from schema version \(from) to \(to); "
+                + "a large ledger takes a while")
     }
 }

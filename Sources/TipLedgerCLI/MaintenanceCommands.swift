@@ -18,7 +18,8 @@ struct MigrateCommand: Command {
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {}
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let (from, to) = try Ledger.migrate(path: context.globals.databasePath)
+        let (from, to) = try Ledger.migrate(
+            path: context.globals.databasePath, upgrading: context.announceUpgrade)
         context.terminal.line(
             from == to
                 ? "\(context.globals.databasePath): schema version \(to), up to date"
@@ -51,7 +52,7 @@ struct BackupCommand: Command {
         if FileInput.exists(destination) {
             throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
         }
-        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        let ledger = try context.openLedger(mustExist: true)
         try ledger.backup(to: destination)
         context.terminal.line("backed up \(context.globals.databasePath) to \(destination)")
         return .success
@@ -87,7 +88,7 @@ struct ReverifyCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
-        let ledger = try context.globals.openLedger(clock: context.clock, mustExist: true)
+        let ledger = try context.openLedger(mustExist: true)
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         var checked = 0
         let failures = try ledger.reverify(with: verifier) { done, total in

@@ -39,22 +39,24 @@ public final class Ledger: Sendable {
     /// Opens the ledger at `path` (creating it when missing) and applies pending migrations.
     /// `:memory:` gives a private in-memory ledger. A write waits up to `busyTimeout` for another
     /// process's write to finish before failing as busy.
-    public static func open(path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30)) throws
-        -> Ledger
-    {
+    public static func open(
+        path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30),
+        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+    ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames,
-            restartFrames: Checkpointer.restartFrames)
+            restartFrames: Checkpointer.restartFrames, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
     /// than `restartFrames` (tests use small numbers).
     static func open(
-        path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64
+        path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64,
+        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
-        try Migrator.migrate(database)
+        try Migrator.migrate(database, upgrading: upgrading)
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
@@ -72,13 +74,13 @@ public final class Ledger: Sendable {
     }
 
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
-    /// and after.
+    /// and after. `upgrading` is told them first when an existing ledger is to be migrated.
     @discardableResult
-    public static func migrate(path: String, migrations: [Migration] = Migration.all) throws -> (
-        from: Int, to: Int
-    ) {
+    public static func migrate(
+        path: String, migrations: [Migration] = Migration.all, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+    ) throws -> (from: Int, to: Int) {
         let database = try Database(path: path)
-        let (from, to) = try Migrator.migrate(database, migrations: migrations)
+        let (from, to) = try Migrator.migrate(database, migrations: migrations, upgrading: upgrading)
         return (from, to)
     }
 

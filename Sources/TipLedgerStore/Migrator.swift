@@ -8,8 +8,12 @@ enum Migrator {
     static let applicationID: Int64 = 0x5450_4C47
 
     /// Applies what `migrations` has beyond the database's version; returns (before, after).
+    /// `upgrading` is told the versions first when a ledger that has a schema needs migrations,
+    /// which may take a while (a new file's take no time).
     @discardableResult
-    static func migrate(_ database: Database, migrations: [Migration] = Migration.all) throws -> (Int, Int) {
+    static func migrate(
+        _ database: Database, migrations: [Migration] = Migration.all, upgrading: (Int, Int) -> Void = { _, _ in }
+    ) throws -> (Int, Int) {
         let latest = migrations.last?.version ?? 0
         // Read together, so that another process creating the ledger at this moment is not seen
         // halfway (its tables without its version yet).
@@ -37,6 +41,7 @@ enum Migrator {
         }
         let pending = migrations.filter { $0.version > current }
         guard !pending.isEmpty else { return (current, current) }
+        if current > 0 { upgrading(current, latest) }
         // A migration may rebuild a table that others reference (create the new table, copy,
         // drop the old one, rename the new one), which SQLite allows only with foreign keys off
         // (https://sqlite.org/lang_altertable.html, "other kinds of table schema changes");
