@@ -8,8 +8,8 @@ enum Migrator {
     static let applicationID: Int64 = 0x5450_4C47
 
     /// Applies what `migrations` has beyond the database's version; returns (before, after).
-    /// `upgrading` is told the versions first when a ledger that has a schema needs migrations,
-    /// which may take a while (a new file's take no time).
+    /// `upgrading` is told the versions once, before the first migration this call applies to a
+    /// ledger that already had a schema, which may take a while (a new file's take no time).
     @discardableResult
     static func migrate(
         _ database: Database, migrations: [Migration] = Migration.all, upgrading: (Int, Int) -> Void = { _, _ in }
@@ -41,7 +41,6 @@ enum Migrator {
         }
         let pending = migrations.filter { $0.version > current }
         guard !pending.isEmpty else { return (current, current) }
-        if current > 0 { upgrading(current, latest) }
         // A migration may rebuild a table that others reference (create the new table, copy,
         // drop the old one, rename the new one), which SQLite allows only with foreign keys off
         // (https://sqlite.org/lang_altertable.html, "other kinds of table schema changes");
@@ -49,7 +48,15 @@ enum Migrator {
         // inside a transaction, so it is set around them, and on again however they end.
         try database.execute("PRAGMA foreign_keys = OFF")
         do {
-            for migration in pending { try apply(migration, to: database) }
+            // A ledger that had no schema when this call looked is being created, here or by
+            // another process: nothing to announce.
+            var announced = current == 0
+            for migration in pending {
+                try apply(migration, to: database) { from in
+                    if !announced { upgrading(from, latest) }
+                    announced = true
+                }
+            }
         } catch {
             try database.execute("PRAGMA foreign_keys = ON")
             throw error
@@ -59,13 +66,17 @@ enum Migrator {
     }
 
     /// Runs `migration` in its own transaction with its version bump, unless another connection
-    /// applied it meanwhile.
-    private static func apply(_ migration: Migration, to database: Database) throws {
+    /// applied it meanwhile; `upgrading` is told the version it starts from when that is not 0.
+    private static func apply(_ migration: Migration, to database: Database, upgrading: (Int) -> Void) throws {
         do {
             try database.writeTransaction {
                 // Another connection may have applied it while this one waited for the write
                 // lock (two processes opening a new ledger at once): read the version again.
-                guard try database.pragmaInteger("user_version") < migration.version else { return }
+                // Only then is an upgrade announced: a version read before taking the lock may
+                // be that of a ledger another process is creating at this moment.
+                let version = Int(try database.pragmaInteger("user_version"))
+                guard version < migration.version else { return }
+                if version > 0 { upgrading(version) }
                 try database.execute(migration.sql)
                 if let table = try database.queryOne("PRAGMA foreign_key_check", row: { $0.text(0) }) {
                     throw StoreError(code: 0, message: "it leaves rows of \(table ?? "?") with broken references")
