@@ -192,9 +192,9 @@ struct RecordWriter {
         // notification can carry the very token the app submits later without recording its
         // transaction (e.g. a renewal).
         if evidence.isNew || current == nil {
-            let evidenceId = evidence.id
             let (change, after) = try apply(
-                transaction, before: current, evidenceId: evidenceId, source: "client", revokes: false, mayInsert: true,
+                transaction, before: current, evidenceId: evidence.id, source: "client", revokes: false,
+                mayInsert: true,
                 finished: finish)
             current = after
             switch change {
@@ -617,6 +617,12 @@ struct RecordWriter {
     ) throws -> StoredEvidence {
         assert(digest == nil || digest == SHA256.hash(token.utf8), "a token digest that is not the token's")
         let digest = digest ?? SHA256.hash(token.utf8)
+        // Stored once. The digest is not a unique key (its index holds 8 bytes of it), so it is
+        // looked up first, before the token is split and its body copied, inside the write
+        // transaction no other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT
+        // EXISTS, costs more: SQLite copies a SELECT from the table it inserts into through a
+        // temporary table.)
+        if let stored = try storedEvidenceId(digest) { return StoredEvidence(id: stored, isNew: false) }
         var token = token
         // Split at the first '.' by bytes; the header is compared as bytes with the few known
         // ones, so it becomes a String only when it is new.
@@ -630,11 +636,6 @@ struct RecordWriter {
                 String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
             )
         }
-        // Stored once. The digest is not a unique key (its index holds 8 bytes of it), so it is
-        // looked up first, inside the write transaction no other writer shares. (One statement,
-        // INSERT ... SELECT ... WHERE NOT EXISTS, costs more: SQLite copies a SELECT from the
-        // table it inserts into through a temporary table.)
-        if let stored = try storedEvidenceId(digest) { return StoredEvidence(id: stored, isNew: false) }
         try database.run(
             """
             INSERT INTO evidence (sha256, kind, header_id, body, environment, bundle_id, signed_date_ms, transaction_id,

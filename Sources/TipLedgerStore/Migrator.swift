@@ -66,8 +66,8 @@ enum Migrator {
     }
 
     /// Runs `migration` in its own transaction with its version bump, unless another connection
-    /// applied it meanwhile; `upgrading` is told the version it starts from when that is not 0.
-    private static func apply(_ migration: Migration, to database: Database, upgrading: (Int) -> Void) throws {
+    /// applied it meanwhile; `willRun` is told the version it starts from, just before it runs.
+    private static func apply(_ migration: Migration, to database: Database, willRun: (Int) -> Void) throws {
         do {
             try database.writeTransaction {
                 // Another connection may have applied it while this one waited for the write
@@ -76,7 +76,7 @@ enum Migrator {
                 // be that of a ledger another process is creating at this moment.
                 let version = Int(try database.pragmaInteger("user_version"))
                 guard version < migration.version else { return }
-                if version > 0 { upgrading(version) }
+                willRun(version)
                 try database.execute(migration.sql)
                 if let table = try database.queryOne("PRAGMA foreign_key_check", row: { $0.text(0) }) {
                     throw StoreError(code: 0, message: "it leaves rows of \(table ?? "?") with broken references")
