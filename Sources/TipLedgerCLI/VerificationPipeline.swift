@@ -6,12 +6,20 @@ internal import TipLedgerCore
 internal import TipLedgerStore
 
 /// Verifies input lines on every core while keeping results in input order, and overlaps the
-/// work: while the workers verify one batch, the calling thread records and prints the one
-/// before it. At most two batches are in memory, however long the input is.
+/// work: while the workers verify the next batches (`batchesAhead`), the calling thread
+/// records and prints the one before them. At most `batchesAhead + 1` batches are in memory,
+/// however long the input is.
 struct VerificationPipeline {
     let verifier: Verifier
     /// Lines per batch: large enough to keep every core busy, small enough to keep memory flat.
     var batchSize = 512
+    /// Batches started ahead of the one being consumed. One keeps the workers verifying while
+    /// the consumer records a batch; more keep them busy while it waits as well (a commit's
+    /// `fdatasync`, which in a large ledger takes longer than the workers need for a batch).
+    /// Not with `knownTokens`: the repeats of a batch are looked up while the batch before it
+    /// is recorded, and the consumer accounts for what those lookups could not see
+    /// (`UnseenChanges`) on that footing.
+    var batchesAhead = 1
     var workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// The workers' quality of service. Below the calling thread's, the workers yield the CPU
     /// to it whenever both want it (on Linux, `.background` runs them at nice 10): worth it when
@@ -52,7 +60,9 @@ struct VerificationPipeline {
         // The first batches are small, so the workers start as soon as a few lines are in,
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
-        // Started and not consumed yet, in input order: one batch, or the pieces of the last.
+        precondition(batchesAhead == 1 || knownTokens == nil, "repeat lookups expect one batch ahead")
+        // Started and not consumed yet, in input order: up to `batchesAhead` batches, and the
+        // pieces of the last.
         var inFlight: [Batch] = []
         while true {
             let lines = readBatch(&reader, size: size, waitForFirst: inFlight.isEmpty)
@@ -77,9 +87,10 @@ struct VerificationPipeline {
             } else {
                 next = [start(lines)]
             }
-            for batch in inFlight { try consume(batch.items()) }
-            inFlight = next
+            while inFlight.count >= batchesAhead { try consume(inFlight.removeFirst().items()) }
+            inFlight += next
             if reader.isFinished {
+                while inFlight.count > next.count { try consume(inFlight.removeFirst().items()) }
                 try inputEnds()
                 for batch in inFlight { try consume(batch.items()) }
                 return

@@ -123,12 +123,13 @@ struct VerifyCommand: Command {
 
     /// The pipeline for this run. With a ledger: larger batches, workers below the writer's
     /// priority, each token hashed for its evidence, and repeats looked up when the ledger has
-    /// anything to find.
+    /// anything to find, else more batches verified ahead.
     private func makePipeline(_ verifier: Verifier, ledger: Ledger?) throws -> VerificationPipeline {
         var pipeline = VerificationPipeline(verifier: verifier)
         guard let ledger else { return pipeline }
-        // Two batches of 2048 lines in flight, with the ledger's page caches and the results
-        // waiting for their commit (`PendingOutput`), keep a run of any length under 100 MB.
+        // 4096 lines in flight (two batches of 2048, or four of 1024 below), with the ledger's
+        // page caches and the results waiting for their commit (`PendingOutput`), keep a run
+        // of any length under 100 MB.
         pipeline.batchSize = 2048
         // The writer records one batch while the workers verify the next; once the ledger
         // outgrows its cache, recording takes longer than verifying and the writer sets the
@@ -145,6 +146,13 @@ struct VerifyCommand: Command {
                 let found = try? ledger.knownTokens(digests, verifierFingerprint: fingerprint, finishing: finish)
                 return found ?? Array(repeating: nil, count: digests.count)
             }
+        } else {
+            // Nothing is looked up, so the workers may verify further ahead, and keep at it
+            // while the writer waits for a commit's fdatasync (12 s of a 1,000,000-line run):
+            // three batches of 1024 ahead of the one recorded took that run from 110.6 and
+            // 107.5 s to 101.0 and 102.2 s (alternating runs).
+            pipeline.batchSize = 1024
+            pipeline.batchesAhead = 3
         }
         return pipeline
     }

@@ -7,9 +7,9 @@ import TipLedgerStore
 /// input, ends with exactly the ledger a clean run makes.
 @Suite struct CrashSafetyTests {
     /// Kill once at least this many results have been printed. Commits of at least 512 lines
-    /// come at the ends of verify's batches of 128, 256, 512, 1024 and 2048 lines: the first
-    /// holds three batches (unless a second passed first), and the kill comes once a later
-    /// commit was printed, while the next batch is recorded and another verified.
+    /// come at the ends of verify's batches of 128, 256, 512 and then 1024 lines (a new ledger):
+    /// the first holds three batches (unless a second passed first), and the kill comes once a
+    /// later commit was printed, while the next batch is recorded and others verified.
     static let killAfterLines = 1536
 
     @Test func ledgerKilledMidRunEqualsACleanRunAfterTheSameInputAgain() async throws {

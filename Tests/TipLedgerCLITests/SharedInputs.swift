@@ -13,8 +13,8 @@ actor SharedInputs {
     /// The bundle id testkit signs for and the tests accept.
     static let bundleId = "com.example.tipjar"
 
-    /// How many tips the shared input holds: `verify`'s first five batches (128 to 2048 lines)
-    /// and part of a sixth.
+    /// How many tips the shared input holds: several of `verify`'s batches (128 lines, doubling
+    /// to 1024 into a new ledger and to 2048 into one that holds evidence).
     static let tipCount = 4096
 
     /// The folder holding everything shared; removed when the test process exits.

@@ -79,6 +79,42 @@ import TipLedgerTestSupport
         #expect(lookups.load(ordering: .relaxed) == 60)
     }
 
+    /// Batches started ahead of the one being consumed (no lookups) come back as one batch
+    /// ahead does: every line once, in input order, with its own outcome.
+    @Test(arguments: [
+        (batchSize: 1, ahead: 4), (batchSize: 7, ahead: 3), (batchSize: 16, ahead: 2), (batchSize: 200, ahead: 5),
+    ])
+    func batchesStartedAheadComeBackInInputOrder(batchSize: Int, ahead: Int) throws {
+        let lines = try Self.input(lines: 60)
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(lines, in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.batchSize = batchSize
+        pipeline.batchesAhead = ahead
+        pipeline.workers = 3
+        var seen: [Int] = []
+        var batches = 0
+        try pipeline.run(&reader) { items in
+            batches += 1
+            for item in items {
+                let number = item.line.number
+                seen.append(number)
+                switch item.outcome {
+                case .checked(.success(.transaction(let transaction)), _):
+                    #expect(number % 3 != 0, "line \(number)")
+                    #expect(transaction.transactionId == "\(2_000_000_000_100_000 + number)")
+                case .checked(.failure(let error), _):
+                    #expect(number % 3 == 0 && error.code == .malformedJWS, "line \(number): \(error)")
+                default:
+                    Issue.record("line \(number): \(item.outcome)")
+                }
+            }
+        }
+        #expect(seen == Array(1...60))
+        #expect(batches >= 60 / batchSize)
+    }
+
     /// Without lookups, workers told to hash tokens still give each verified line its digest.
     @Test(arguments: [false, true])
     func tokensAreHashedWhenAskedWithoutBeingLookedUp(hashes: Bool) throws {
@@ -143,14 +179,17 @@ import TipLedgerTestSupport
         (lines: 3, events: ["end", "3"]), (lines: 0, events: ["end"]),
     ])
     func theEndOfTheInputIsToldOnceBeforeTheLastBatch(lines count: Int, events expected: [String]) throws {
-        let directory = try TemporaryDirectory(prefix: "pipeline")
-        var reader = try Self.lineReader(Array(try Self.input(lines: 10).prefix(count)), in: directory)
-        defer { close(reader.fileDescriptor) }
-        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
-        pipeline.batchSize = 4
-        var events: [String] = []
-        try pipeline.run(&reader, inputEnds: { events.append("end") }) { events.append("\($0.count)") }
-        #expect(events == expected)
+        for ahead in [1, 3] {
+            let directory = try TemporaryDirectory(prefix: "pipeline")
+            var reader = try Self.lineReader(Array(try Self.input(lines: 10).prefix(count)), in: directory)
+            defer { close(reader.fileDescriptor) }
+            var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+            pipeline.batchSize = 4
+            pipeline.batchesAhead = ahead
+            var events: [String] = []
+            try pipeline.run(&reader, inputEnds: { events.append("end") }) { events.append("\($0.count)") }
+            #expect(events == expected, "\(ahead) batches ahead")
+        }
     }
 
     /// The batches before the last come whole, doubling from 128 lines; the last is handed
