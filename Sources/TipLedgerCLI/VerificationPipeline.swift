@@ -60,7 +60,7 @@ struct VerificationPipeline {
         // The first batches are small, so the workers start as soon as a few lines are in,
         // and double up to `batchSize`.
         var size = min(batchSize, Self.firstBatchSize)
-        precondition(batchesAhead == 1 || knownTokens == nil, "repeat lookups expect one batch ahead")
+        precondition(batchesAhead == 1 || (batchesAhead > 1 && knownTokens == nil), "one batch ahead with lookups")
         // Started and not consumed yet, in input order: up to `batchesAhead` batches, and the
         // pieces of the last.
         var inFlight: [Batch] = []

@@ -24,8 +24,7 @@ final class Statement {
     }
 
     /// Rewinds the statement. Its bindings are left as they are: every `bind` sets all of them
-    /// (clearing them first cost more than a tenth of the work of looking a cached statement up
-    /// and running it).
+    /// (clearing them was half of what fetching a cached statement cost).
     func reset() {
         sqlite3_reset(handle)
     }
