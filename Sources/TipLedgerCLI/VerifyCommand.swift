@@ -127,10 +127,6 @@ struct VerifyCommand: Command {
     private func makePipeline(_ verifier: Verifier, ledger: Ledger?) throws -> VerificationPipeline {
         var pipeline = VerificationPipeline(verifier: verifier)
         guard let ledger else { return pipeline }
-        // 4096 lines in flight (two batches of 2048, or four of 1024 below), with the ledger's
-        // page caches and the results waiting for their commit (`PendingOutput`), keep a run
-        // of any length under 100 MB.
-        pipeline.batchSize = 2048
         // The writer records one batch while the workers verify the next; once the ledger
         // outgrows its cache, recording takes longer than verifying and the writer sets the
         // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
@@ -139,7 +135,11 @@ struct VerifyCommand: Command {
         // A ledger that held no evidence when the run began can hold only what this run
         // records, and the writer tells a repeat within the run apart itself: looking every
         // token up would only miss (200,000 lines into a new ledger took 4 % longer so).
+        // Either way 4096 lines are in flight (a batch of 2048 recorded and one ahead, or one of
+        // 1024 and three ahead); with the ledger's page caches and the results waiting for
+        // their commit (`PendingOutput`), that keeps a run of any length under 100 MB.
         if try ledger.holdsEvidence() {
+            pipeline.batchSize = 2048
             let fingerprint = verifier.fingerprint
             let finish = self.finish
             pipeline.knownTokens = { digests in
