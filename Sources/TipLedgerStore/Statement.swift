@@ -7,6 +7,15 @@ final class Statement {
     private let handle: OpaquePointer
     private let database: OpaquePointer
     let sql: String
+    /// The bytes of the text and blob values of the current run, handed to SQLite as
+    /// SQLITE_STATIC so that it neither allocates nor copies them. SQLite reads bound values only
+    /// while stepping, and every run binds every parameter anew before it steps, so the buffer is
+    /// reused run after run; it grows only between runs, never under a bound value.
+    private var bound: UnsafeMutableRawBufferPointer
+    /// Bytes of `bound` used by the current run.
+    private var boundUsed = 0
+    /// Bytes the current run's text and blob values needed in all, kept or not.
+    private var boundWanted = 0
 
     init(database: OpaquePointer, sql: String) throws(StoreError) {
         var handle: OpaquePointer? = nil
@@ -17,10 +26,14 @@ final class Statement {
         self.handle = handle
         self.database = database
         self.sql = sql
+        // Never empty: an empty value still needs a pointer, since SQLite binds a null pointer
+        // as NULL.
+        bound = .allocate(byteCount: 256, alignment: 1)
     }
 
     deinit {
         sqlite3_finalize(handle)
+        bound.deallocate()
     }
 
     /// Rewinds the statement. Its bindings are left as they are: every `bind` sets all of them
@@ -31,6 +44,7 @@ final class Statement {
 
     /// Binds `values` to parameters 1...n, one value for each parameter.
     func bind(_ values: [any SQLBindable]) throws(StoreError) {
+        startBinding()
         for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
         try expectEveryParameterBound(by: Int32(values.count))
     }
@@ -39,12 +53,24 @@ final class Statement {
     /// no value is boxed and no array is built, which matters on the recording path (a dozen
     /// values per row).
     func bind<each Value: SQLBindable>(_ values: repeat each Value) throws(StoreError) {
+        startBinding()
         var index: Int32 = 0
         for value in repeat each values {
             index += 1
             try bind(value, at: index)
         }
         try expectEveryParameterBound(by: index)
+    }
+
+    /// Makes `bound` large enough for as many bytes as the last run needed, while no parameter
+    /// of this run is bound yet, and starts filling it from the beginning.
+    private func startBinding() {
+        if boundWanted > bound.count {
+            bound.deallocate()
+            bound = .allocate(byteCount: max(boundWanted, 2 * bound.count), alignment: 1)
+        }
+        boundUsed = 0
+        boundWanted = 0
     }
 
     /// Throws unless `count` values set every parameter: a parameter left out would keep the
@@ -66,21 +92,37 @@ final class Statement {
         case .null: status = sqlite3_bind_null(handle, index)
         case .integer(let number): status = sqlite3_bind_int64(handle, index, number)
         case .text(let text):
-            // SQLITE_TRANSIENT: SQLite copies the bytes before this call returns.
-            var copy = text
-            status = copy.withUTF8 { bytes in
-                bytes.withMemoryRebound(to: CChar.self) {
-                    sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), tl_sqlite_transient())
-                }
+            var text = text
+            status = text.withUTF8 { bytes in
+                let (pointer, destructor) = keep(UnsafeRawBufferPointer(bytes))
+                return sqlite3_bind_text(
+                    handle, index, pointer.assumingMemoryBound(to: CChar.self), Int32(bytes.count), destructor)
             }
         case .blob(let bytes):
             status = bytes.withUnsafeBytes { buffer in
-                sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), tl_sqlite_transient())
+                let (pointer, destructor) = keep(buffer)
+                return sqlite3_bind_blob(handle, index, pointer, Int32(buffer.count), destructor)
             }
         }
         guard status == SQLITE_OK else {
             throw StoreError(code: status, message: String(cString: sqlite3_errmsg(database)), sql: sql)
         }
+    }
+
+    /// Where SQLite is to read `bytes` from, and how it is to keep them: copied into `bound`
+    /// (SQLITE_STATIC) when they fit, else in place, for SQLite to copy before the bind returns
+    /// (SQLITE_TRANSIENT); the next run's `bound` will hold them.
+    @inline(__always)
+    private func keep(_ bytes: UnsafeRawBufferPointer) -> (UnsafeRawPointer, sqlite3_destructor_type?) {
+        boundWanted += bytes.count
+        // `bound` is never empty, so it always has a base address.
+        let target = bound.baseAddress! + boundUsed
+        guard boundUsed + bytes.count <= bound.count else {
+            return (UnsafeRawPointer(bytes.baseAddress ?? UnsafeRawPointer(target)), tl_sqlite_transient())
+        }
+        if let source = bytes.baseAddress { target.copyMemory(from: source, byteCount: bytes.count) }
+        boundUsed += bytes.count
+        return (UnsafeRawPointer(target), nil)
     }
 
     /// Advances to the next row; false when the statement is done.
