@@ -10,8 +10,9 @@ public struct VerificationPolicy: Sendable {
     public var bundleIds: Set<String>
     /// Accepted environments. `LocalTesting` is accepted exactly when `Xcode` is.
     public var environments: Set<AppStoreEnvironment>
-    /// The app's Apple id; when set, any `appAppleId` a payload carries must equal it, and
-    /// Production notifications and app transactions must carry it.
+    /// The app's Apple id; when set, Production notifications and app transactions must carry
+    /// it. Payloads of the other accepted environments are not held to it, as Apple's libraries
+    /// check it only when they verify for Production.
     public var appAppleId: Int64?
 
     public init(bundleIds: Set<String>, environments: Set<AppStoreEnvironment>, appAppleId: Int64? = nil) {

@@ -406,11 +406,18 @@ public final class Verifier: Sendable {
                 throw VerificationError(.wrongBundleId, "bundleId \(bundleId) is not a configured bundle id")
             }
         }
-        if let expected = policy.appAppleId {
+        // Apple's libraries check the app Apple id only when they verify for Production (Apple
+        // leaves it out elsewhere), before the environment. So it is checked when Production is
+        // accepted, except for a payload of another accepted environment, which a verifier for
+        // that environment would take.
+        let production = AppStoreEnvironment.production.rawValue
+        if let expected = policy.appAppleId, policy.environments.contains(.production),
+            rawEnvironment == production || !policy.accepts(rawEnvironment: rawEnvironment)
+        {
             if let appAppleId, appAppleId != expected {
                 throw VerificationError(.wrongAppAppleId, "appAppleId \(appAppleId) is not the configured \(expected)")
             }
-            if carriesAppAppleId && appAppleId == nil && rawEnvironment == AppStoreEnvironment.production.rawValue {
+            if carriesAppAppleId && appAppleId == nil && rawEnvironment == production {
                 throw VerificationError(.wrongAppAppleId, "a Production payload must carry appAppleId")
             }
         }

@@ -309,6 +309,16 @@ import TipLedgerTestSupport
                 == .wrongBundleId)
     }
 
+    @Test func theAppAppleIdOfAPayloadOutsideProductionIsNotChecked() throws {
+        let verifier = try TestChains.verifier()
+        let notification = try signed(
+            TestPayloads.notification(["data": TestPayloads.notificationData(["appAppleId": "42"])]))
+        let appTransaction = try signed(TestPayloads.appTransaction(["appAppleId": "42"]))
+
+        #expect(verifier.rejection(of: notification) == nil)
+        #expect(verifier.rejection(of: appTransaction) == nil)
+    }
+
     @Test func aVerifierWithoutAppAppleIdDoesNotCheckIt() throws {
         let verifier = try TestChains.verifier(appAppleId: nil)
         let token = try signed(

@@ -389,8 +389,11 @@ extension RejectionScenario {
             try signed(
                 TestPayloads.notification(["data": TestPayloads.notificationData(["bundleId": "\"com.example\""])]))
         },
-        RejectionScenario("a notification for another app Apple id", .wrongAppAppleId) {
-            try signed(TestPayloads.notification(["data": TestPayloads.notificationData(["appAppleId": "42"])]))
+        RejectionScenario("a Production notification for another app Apple id", .wrongAppAppleId) {
+            try signed(
+                TestPayloads.notification([
+                    "data": TestPayloads.notificationData(["appAppleId": "42", "environment": "\"Production\""])
+                ]))
         },
         RejectionScenario("a Production notification without app Apple id", .wrongAppAppleId) {
             try signed(
@@ -398,8 +401,19 @@ extension RejectionScenario {
                     "data": TestPayloads.notificationData(["appAppleId": nil, "environment": "\"Production\""])
                 ]))
         },
-        RejectionScenario("an app transaction for another app Apple id", .wrongAppAppleId) {
-            try signed(TestPayloads.appTransaction(["appAppleId": "42"]))
+        RejectionScenario("a Production app transaction for another app Apple id", .wrongAppAppleId) {
+            try signed(TestPayloads.appTransaction(["appAppleId": "42", "receiptType": "\"Production\""]))
+        },
+        RejectionScenario(
+            "a Production notification for another app Apple id, only Sandbox accepted", .wrongEnvironment
+        ) {
+            (
+                try signed(
+                    TestPayloads.notification([
+                        "data": TestPayloads.notificationData(["appAppleId": "42", "environment": "\"Production\""])
+                    ])),
+                try TestChains.verifier(environments: [.sandbox])
+            )
         },
         RejectionScenario("a Production transaction, only Sandbox accepted", .wrongEnvironment) {
             (

@@ -63,7 +63,9 @@ extension TestChains {
             return try TestJWS.sign(notification ? payload(data) : payload(["bundleId": #""com.example.other""#]))
         case .wrongAppAppleId:
             guard notification else { return nil }
-            return try TestJWS.sign(payload(["data": TestPayloads.notificationData(["appAppleId": "42"])]))
+            // The app Apple id is checked in Production only.
+            let data = TestPayloads.notificationData(["appAppleId": "42", "environment": #""Production""#])
+            return try TestJWS.sign(payload(["data": data]))
         case .wrongEnvironment:
             let data = notification ? ["data": TestPayloads.notificationData(["environment": #""Xcode""#])] : [:]
             return try TestJWS.sign(notification ? payload(data) : payload(["environment": #""Xcode""#]))
