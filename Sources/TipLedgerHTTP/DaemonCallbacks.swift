@@ -107,25 +107,35 @@ enum DaemonCallbacks {
         return .YES
     }
 
-    /// Whether the request says two things about where its body ends: `Content-Length` fields
-    /// that disagree, or one beside `Transfer-Encoding`. A proxy in front may have read the other
-    /// one, and the bytes it took for the next request would then be read as this one's body
-    /// (request smuggling); RFC 9112 section 6.3 asks for a 400 and a closed connection.
+    /// Whether the request does not say plainly where its body ends: `Content-Length` fields
+    /// that disagree, one beside `Transfer-Encoding`, or a `Transfer-Encoding` other than one
+    /// field saying `chunked` (several fields, or codings this server does not decode). A proxy
+    /// in front may have read the framing otherwise, and the bytes it took for the next request
+    /// would then be read as this one's body (request smuggling); RFC 9112 sections 6.1 and 6.3
+    /// ask for a 400 and a closed connection.
     private static func hasAmbiguousFraming(_ connection: OpaquePointer) -> Bool {
         var lengths: Set<String> = []
-        var chunked = false
+        var encodings: [String] = []
         for (name, value) in values(of: connection, kind: .HEADER_KIND) {
             if HTTPHeaders.namesMatch(name, "Content-Length") {
                 lengths.insert(value)
             } else if HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
-                chunked = true
+                encodings.append(value)
             }
         }
-        return lengths.count > 1 || (chunked && !lengths.isEmpty)
+        let plainlyChunked = encodings.count == 1 && isChunked(encodings[0])
+        return lengths.count > 1 || (!encodings.isEmpty && (!lengths.isEmpty || !plainlyChunked))
+    }
+
+    /// Whether a `Transfer-Encoding` value is `chunked` alone, in any case, as libmicrohttpd
+    /// reads it.
+    private static func isChunked(_ value: String) -> Bool {
+        value.utf8.elementsEqual("chunked".utf8) { $0 | 0x20 == $1 }
     }
 
     private static let ambiguousFramingResponse = HTTPResponse.error(
-        status: 400, code: "bad_request", message: "the request's Content-Length and Transfer-Encoding fields disagree")
+        status: 400, code: "bad_request",
+        message: "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
 
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.

@@ -128,6 +128,8 @@ import TipLedgerHTTP
     /// single malformed value such as "5, 6" libmicrohttpd refuses itself.)
     @Test(arguments: [
         "Content-Length: 5\r\nContent-Length: 6\r\n", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
+        "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n", "Transfer-Encoding: identity\r\n",
+        "Transfer-Encoding: chunked \r\n",
     ])
     func ambiguousBodyFramingIsABadRequest(_ framing: String) throws {
         let handler = TestHandler()
@@ -209,12 +211,14 @@ import TipLedgerHTTP
         #expect(handler.recorder.requests.isEmpty)
     }
 
-    @Test func chunkedBodyWithinTheLimitIsReassembled() throws {
+    /// The coding's name is compared without regard to case (RFC 9112 section 7).
+    @Test(arguments: ["chunked", "Chunked", "CHUNKED"])
+    func chunkedBodyWithinTheLimitIsReassembled(_ coding: String) throws {
         let server = try startTestServer()
         defer { server.stop() }
         let connection = try LoopbackConnection(port: server.port)
 
-        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: \(coding)\r\n\r\n")
         try connection.send("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
         let response = try connection.readResponse()
 
