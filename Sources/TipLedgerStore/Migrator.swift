@@ -47,21 +47,19 @@ enum Migrator {
         // the keys are checked before each migration commits instead. The pragma does nothing
         // inside a transaction, so it is set around them, and on again however they end.
         try database.execute("PRAGMA foreign_keys = OFF")
-        do {
-            // A ledger that had no schema when this call looked is being created, here or by
-            // another process: nothing to announce.
-            var announced = current == 0
+        // A ledger that had no schema when this call looked is being created, here or by
+        // another process: nothing to announce.
+        var announced = current == 0
+        let applied = Result<Void, any Error> {
             for migration in pending {
                 try apply(migration, to: database) { from in
                     if !announced { upgrading(from, latest) }
                     announced = true
                 }
             }
-        } catch {
-            try database.execute("PRAGMA foreign_keys = ON")
-            throw error
         }
         try database.execute("PRAGMA foreign_keys = ON")
+        try applied.get()
         return (current, max(current, latest))
     }
 
