@@ -345,8 +345,9 @@ struct RecordWriter {
         case unknown
     }
 
-    /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`), so a
-    /// late or repeated payload never undoes a newer one. `before` is the row as it stands
+    /// Applies `transaction` if it is newer than what the ledger holds (by `signedDate`, a
+    /// missing one counting as the oldest), so a late or repeated payload never undoes a newer
+    /// one. `before` is the row as it stands
     /// (`existingRow(of:)`), nil when there is none. Returns the change and the row's amounts
     /// after it (nil when there is no row). A new row is inserted already finished when
     /// `finished` is true (the app submitted and delivered it).
@@ -357,7 +358,10 @@ struct RecordWriter {
         guard let transactionId = transaction.transactionId else { return (.unknown, nil) }
         let payload = transaction.payload
         let environment = transaction.environment.rawValue
-        let signedDate = transaction.effectiveDate.wholeMilliseconds
+        // Ordered by the payload's own signedDate. One without (the verifier then checked it at
+        // the current time) counts as older than any signed one, 0: it may make a new row but
+        // never undoes newer signed information, nor makes a later payload look stale.
+        let signedDate = payload.signedDate?.wholeMilliseconds ?? 0
         let revoked = revokes || payload.revocationType == .familyRevoke
         if before == nil {
             guard mayInsert else { return (.unknown, nil) }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import Testing
 import TipLedgerCore
 import TipLedgerStore
@@ -78,6 +79,58 @@ import TipLedgerTestSupport
         #expect(
             try store.ledger.texts("SELECT effect FROM notifications WHERE notification_uuid = ?", [TestChains.uuid(3)])
                 == ["stale"])
+    }
+
+    /// The tip bought three hours before the verifier's clock (`TestLedger.reference`), re-signed
+    /// without a `signedDate` (SPEC 1.4 allows it; the verifier then checks it at the current
+    /// time) and without revocation fields.
+    func unsignedDateCopy() throws -> String {
+        var fields = TestTransaction(
+            transactionId: id, bundleId: "com.example.tips", productId: "com.example.tips.small", price: 990,
+            currency: "USD", environment: "Sandbox", purchaseDate: reference - 3 * hour, appAccountToken: account)
+        fields.signedDate = -1
+        let json = String(decoding: fields.payloadJSON, as: UTF8.self)
+        let withoutDate = json.replacingOccurrences(of: #""signedDate":-1,"#, with: "")
+            .replacingOccurrences(of: #","signedDate":-1"#, with: "")
+        try #require(!withoutDate.contains("signedDate"), "\(json)")
+        return try JWSSigner(pki: TestChains.standard).sign(payload: Array(withoutDate.utf8))
+    }
+
+    /// A payload without a signedDate counts as older than any signed one: it does not undo a
+    /// refund signed before the verifier's clock read (SPEC 4, order-safe).
+    @Test func aTransactionWithoutSignedDateDoesNotUndoASignedRefund() throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)
+        try store.record(purchase)
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference - hour, around: purchase))
+        let before = try store.events(of: id)
+
+        let result = try store.record(try unsignedDateCopy())
+
+        #expect(result.state == .refunded)
+        let row = try #require(try store.transaction(id))
+        #expect(row.revocationDate == reference - hour)
+        #expect(row.net == 0)
+        #expect(row.signedDate == reference - hour)
+        #expect(try store.events(of: id) == before)
+    }
+
+    /// A first record from a payload without a signedDate is made, and any signed information
+    /// that follows, however old, is newer than it.
+    @Test func aSignedRefundAppliesOverARowRecordedWithoutSignedDate() throws {
+        let store = try TestLedger()
+        #expect(try store.record(try unsignedDateCopy()).outcome == .recorded)
+        #expect(try store.transaction(id)?.signedDate == 0)
+
+        let refund = try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference - 2 * hour,
+                around: try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)))
+
+        #expect(refund == RecordResult(outcome: .applied, transactionId: id, state: .refunded, finished: true))
+        #expect(try store.transaction(id)?.net == 0)
     }
 
     /// The purchase, a refund an hour later, its reversal three hours later and another refund
