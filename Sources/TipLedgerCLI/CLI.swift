@@ -112,7 +112,32 @@ public enum CLI {
     }
 
     private static func unknownCommand(_ name: String) -> CLIError {
-        CLIError(.usage, "unknown command '\(name)'", hint: "run 'tipledger --help' for the list of commands")
+        let list = "run 'tipledger --help' for the list of commands"
+        var closest: (name: String, distance: Int)? = nil
+        for command in commands {
+            let distance = editDistance(command.name, name)
+            if distance < closest?.distance ?? 3 { closest = (command.name, distance) }
+        }
+        guard let closest = closest?.name else {
+            return CLIError(.usage, "unknown command '\(name)'", hint: list)
+        }
+        return CLIError(.usage, "unknown command '\(name)'", hint: "did you mean '\(closest)'? \(list)")
+    }
+
+    /// The Levenshtein distance between two short words: single-character insertions,
+    /// deletions and substitutions that turn one into the other.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 
     static func helpText(for command: any Command.Type) -> String {

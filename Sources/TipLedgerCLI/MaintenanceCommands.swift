@@ -10,8 +10,9 @@ struct MigrateCommand: Command {
         Usage: tipledger migrate
 
         Applies the migrations this binary carries to the ledger at --db, creating it when
-        missing. Every other command does the same when it opens the ledger; this one lets a
-        deployment do it first. A ledger with a newer schema than this binary is refused.
+        missing. verify and serve do the same when they open the ledger, and the commands that
+        only read it migrate a ledger that exists; this one lets a deployment do it first. A
+        ledger with a newer schema than this binary is refused.
 
         """
 

@@ -29,8 +29,8 @@ struct VerifyCommand: Command {
         Exit status 0 when every line was accepted, 1 when at least one was rejected.
 
         Examples:
-          tipledger verify --dry-run --environment Sandbox --bundle-id com.example.tips < jws.txt
-          tipledger verify --format json --app-apple-id 1234567890 --bundle-id com.example.tips < day.txt
+          tipledger verify --dry-run --environment Sandbox --bundle-id com.example.tipjar < jws.txt
+          tipledger verify --format json --app-apple-id 1234567890 --bundle-id com.example.tipjar < day.txt
 
         """
 

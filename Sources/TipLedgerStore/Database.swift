@@ -35,6 +35,12 @@ final class Database: @unchecked Sendable {
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
+            var file = stat()
+            if stat(path, &file) == 0 && file.st_mode & S_IFMT == S_IFDIR {
+                throw StoreError(
+                    code: status, message: "\(path) is a directory, not a ledger",
+                    hint: "pass --db with the ledger file's path")
+            }
             throw StoreError(
                 code: status, message: "cannot open the ledger \(path): \(message)",
                 hint: "check that the directory exists and is writable, or pass --db PATH")

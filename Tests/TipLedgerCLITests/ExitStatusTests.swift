@@ -136,6 +136,21 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A mistyped command is answered with the nearest one (at most two letters away); a word
+    /// far from every command gets the plain hint.
+    @Test(arguments: [
+        ("verfy", "did you mean 'verify'? "), ("reprot", "did you mean 'report'? "),
+        ("restor", "did you mean 'restore'? "), ("frobnicate", ""),
+    ])
+    func anUnknownCommandSuggestsTheNearestOne(_ typed: String, _ suggestion: String) async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run([typed], in: directory.path)
+            #expect(result.exited(64), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "unknown command '\(typed)'", hint: true)
+            #expect(result.errLines.last == "hint: \(suggestion)run 'tipledger --help' for the list of commands")
+        }
+    }
+
     /// A bad option of a command points to that command's help.
     @Test(arguments: [
         ["report", "--by"], ["serve", "--threads", "x"], ["testkit", "transaction", "--quantity", "0"],
@@ -495,6 +510,19 @@ import TipLedgerTestSupport
             #expect(result.exited(74), "\(result.summary)")
             Self.expectErrorLines(result, containing: "no ledger at missing.sqlite", hint: true)
             #expect(!directory.exists("missing.sqlite"), "a read-only command must not create the ledger")
+        }
+    }
+
+    @Test(arguments: [["report"], ["migrate"], ["verify"] + sandbox])
+    func aLedgerPathNamingADirectoryExitsWith74SayingSo(_ command: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            try FileManager.default.createDirectory(
+                atPath: directory.file("ledgers"), withIntermediateDirectories: false)
+            let result = try await TipLedgerBinary.run(
+                command + ["--db", "ledgers"], input: .text(""), in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(result, containing: "ledgers is a directory, not a ledger", hint: true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("ledgers")).isEmpty)
         }
     }
 
