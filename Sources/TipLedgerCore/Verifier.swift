@@ -85,9 +85,11 @@ public final class Verifier: Sendable {
             try checkAlgorithm(jws.header)
             x5c = try certificateTexts(jws.header)
         }
-        let kind: PayloadKind
-        if let expected { kind = expected } else { kind = try detectKind(jws.payload) }
-        let (effectiveDate, usedClock) = try effectiveDate(of: jws.payload, kind: kind)
+        // Nothing the payload says is trusted before its signature is checked (step 6): a kind or
+        // a date that cannot be read only chooses the time the chain is checked at, and is
+        // rejected once the signature has shown the payload is the signer's.
+        let detected = expected ?? PayloadKind.detect(jws.payload)
+        let (effectiveDate, usedClock) = effectiveDate(of: jws.payload, kind: detected)
         let signer: Signer
         if let resolved {
             signer = try checkValidity(of: resolved, at: effectiveDate)
@@ -95,6 +97,9 @@ public final class Verifier: Sendable {
             signer = try signingKey(x5c, at: effectiveDate, resolving: jws)
         }
         try checkSignature(jws, key: signer.key)
+        guard let kind = detected else {
+            throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
+        }
         let reader = PayloadReader(jws.payload)
         do {
             switch kind {
@@ -176,22 +181,13 @@ public final class Verifier: Sendable {
 
     // MARK: Step 4: effective time
 
-    private func detectKind(_ payload: JSONObject) throws(VerificationError) -> PayloadKind {
-        if let kind = PayloadKind.detect(payload) { return kind }
-        throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
-    }
-
-    /// The payload's own time, or the clock's (then `usedClock` is true).
-    private func effectiveDate(of payload: JSONObject, kind: PayloadKind) throws(VerificationError)
-        -> (AppleDate, usedClock: Bool)
-    {
+    /// The payload's own time (`receiptCreationDate` of an app transaction, else `signedDate`),
+    /// or the clock's (then `usedClock` is true). A date that is not a number is the clock's
+    /// too: the payload model rejects it after the signature check.
+    private func effectiveDate(of payload: JSONObject, kind: PayloadKind?) -> (AppleDate, usedClock: Bool) {
         let field: StaticString = kind == .appTransaction ? "receiptCreationDate" : "signedDate"
-        do {
-            if let date = try PayloadReader(payload).date(field) { return (date, false) }
-            return (clock.now(), true)
-        } catch {
-            throw VerificationError(.invalidPayload, error.description)
-        }
+        if let date = try? PayloadReader(payload).date(field) { return (date, false) }
+        return (clock.now(), true)
     }
 
     // MARK: Step 5: chain

@@ -292,6 +292,16 @@ extension RejectionScenario {
             TestJWS.replacingPayload(
                 of: try signed(TestPayloads.transaction()), with: TestPayloads.transaction(["price": "99000"]))
         },
+        // What a payload says is not read as the truth before its signature is checked (SPEC 1,
+        // steps 6 then 7): a swapped-in payload the model would refuse is still a bad signature.
+        RejectionScenario("a payload of no known shape in place of a signed one", .badSignature) {
+            TestJWS.replacingPayload(of: try signed(TestPayloads.transaction()), with: #"{"foo":1}"#)
+        },
+        RejectionScenario("a payload with signedDate as a string in place of a signed one", .badSignature) {
+            TestJWS.replacingPayload(
+                of: try signed(TestPayloads.transaction()),
+                with: TestPayloads.transaction(["signedDate": "\"\(TestChains.referenceMilliseconds)\""]))
+        },
         RejectionScenario("a header changed after signing", .badSignature) {
             var parts = TestJWS.parts(try signed(TestPayloads.transaction()))
             parts[0] = Base64.encode(Array(TestJWS.header(x5c: x5c, extra: "\"kid\":\"x\"").utf8), alphabet: .url)
@@ -345,7 +355,7 @@ extension RejectionScenario {
             try signed(TestPayloads.transaction(["quantity": "true"]))
         },
         RejectionScenario("an unknown payload shape", .invalidPayload) {
-            try signed(#"{"hello":"world","signedDate":1}"#)
+            try signed(#"{"hello":"world"}"#)
         },
         RejectionScenario("signedDate as a string", .invalidPayload) {
             try signed(TestPayloads.transaction(["signedDate": "\"\(TestChains.referenceMilliseconds)\""]))
