@@ -140,8 +140,7 @@ struct ServeCommand: Command {
             server = try HTTPServer(
                 configuration: configuration,
                 accessLog: { entry in
-                    // Only 413 is answered by the transport without the service seeing it.
-                    service.countTransportAnswer(entry, handled: entry.status != 413)
+                    service.countTransportAnswer(entry)
                     terminal.errorLine(AccessLogLine.format(entry, at: clock.now()))
                 },
                 handler: service.handler)

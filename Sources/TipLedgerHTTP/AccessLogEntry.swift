@@ -11,8 +11,11 @@ public struct AccessLogEntry: Sendable, Equatable {
     public let method: String
     /// The request path, without the query string.
     public let path: String
-    /// The status the server sent (the handler's, or 413/500 from the server itself).
+    /// The status the server sent (the handler's, or 400/413/500 from the server itself).
     public let status: Int
+    /// Whether the handler answered the request. False for the answers the server gives
+    /// without calling it: 400 for a body whose framing is ambiguous, 413 for one over the limit.
+    public let handled: Bool
     /// Bytes in the response body (not counting the status line and headers).
     public let responseBytes: Int
     /// Bytes of request body received and kept (at most the body limit).
@@ -26,12 +29,13 @@ public struct AccessLogEntry: Sendable, Equatable {
     public let completed: Bool
 
     public init(
-        method: String, path: String, status: Int, responseBytes: Int, requestBytes: Int,
+        method: String, path: String, status: Int, handled: Bool, responseBytes: Int, requestBytes: Int,
         durationMicroseconds: Int64, remoteAddress: String, completed: Bool
     ) {
         self.method = method
         self.path = path
         self.status = status
+        self.handled = handled
         self.responseBytes = responseBytes
         self.requestBytes = requestBytes
         self.durationMicroseconds = durationMicroseconds

@@ -53,7 +53,7 @@ enum DaemonCallbacks {
         if let status = request.status, let log = context.accessLog {
             log(
                 AccessLogEntry(
-                    method: request.method, path: request.path, status: status,
+                    method: request.method, path: request.path, status: status, handled: request.handled,
                     responseBytes: request.responseBytes, requestBytes: request.body.count,
                     durationMicroseconds: microseconds(request.started.duration(to: .now)),
                     remoteAddress: request.remoteAddress,
@@ -181,6 +181,7 @@ enum DaemonCallbacks {
             query: HTTPQuery(values(of: connection, kind: .GET_ARGUMENT_KIND).map(HTTPQuery.Item.init)),
             headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND).map(HTTPHeaders.Field.init)),
             body: request.body, remoteAddress: request.remoteAddress)
+        request.handled = true
         let response = context.handler(httpRequest)
         return queue(response, on: connection, for: request, context: context)
     }

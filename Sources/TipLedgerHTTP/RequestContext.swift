@@ -21,6 +21,8 @@ final class RequestContext {
     var tooLarge = false
     /// The status queued, once a response was.
     var status: Int?
+    /// The handler was called: the answer is its own, not the server's.
+    var handled = false
     /// Bytes in the queued response's body.
     var responseBytes = 0
 

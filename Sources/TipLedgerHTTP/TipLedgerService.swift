@@ -7,10 +7,12 @@ public import TipLedgerStore
 /// The HTTP API of SPEC section 6 as a pure function from request to response: testable without
 /// sockets, served by `HTTPServer`.
 ///
-/// Statuses are decided here in one place: 200 for what was applied, duplicate or ignored; 400
-/// for a notification that is permanently bad; 422 for a rejected transaction; 503 when the
-/// ledger is busy or unavailable, so the App Store retries; 401/404/405/413 as usual. No
-/// response carries internal error text or SQL.
+/// The statuses of the API's answers are decided here in one place: 200 for what was applied,
+/// duplicate or ignored; 400 for a notification that is permanently bad; 422 for a rejected
+/// transaction; 503 when the ledger is busy or unavailable, so the App Store retries;
+/// 401/404/405/413 as usual. (The transport answers framing it cannot trust, 400, and bodies
+/// over the limit, 413, before a request gets here.) No response carries internal error text
+/// or SQL.
 public final class TipLedgerService: Sendable {
     public let verifier: Verifier
     public let ledger: Ledger
@@ -59,10 +61,11 @@ public final class TipLedgerService: Sendable {
         return response
     }
 
-    /// Counts a request the transport answered itself, without calling the handler (413 for a
-    /// body over the limit), so `/metrics` sees every answer. Pass it the access-log entry.
-    public func countTransportAnswer(_ entry: AccessLogEntry, handled: Bool) {
-        guard !handled else { return }
+    /// Counts a request the transport answered itself, without calling the handler (400 for
+    /// ambiguous body framing, 413 for a body over the limit), so `/metrics` sees every answer;
+    /// the handler's answers are counted already. Pass it every access-log entry.
+    public func countTransportAnswer(_ entry: AccessLogEntry) {
+        guard !entry.handled else { return }
         metrics.countRequest(
             route: Self.routeName(entry.path), status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6)
     }

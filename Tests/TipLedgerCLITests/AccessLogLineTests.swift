@@ -10,8 +10,8 @@ import TipLedgerHTTP
     func line(path: String) -> String {
         AccessLogLine.format(
             AccessLogEntry(
-                method: "GET", path: path, status: 404, responseBytes: 52, requestBytes: 0, durationMicroseconds: 1500,
-                remoteAddress: "192.0.2.7", completed: true),
+                method: "GET", path: path, status: 404, handled: true, responseBytes: 52, requestBytes: 0,
+                durationMicroseconds: 1500, remoteAddress: "192.0.2.7", completed: true),
             at: AppleDate(wholeMilliseconds: 1_767_225_600_000))
     }
 
