@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "TipLedgerStore", dependencies: ["TipLedgerCore", "CSQLite"], swiftSettings: strict),
         .target(
-            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "CMicroHTTPD"],
+            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD"],
             swiftSettings: strict),
         .target(
             name: "TipLedgerCLI",

@@ -73,7 +73,8 @@ public final class TrustStore: @unchecked Sendable {
                 return .failure(.untrusted("\(which) certificate: \(reason)"))
             }
         }
-        // get0: the chain belongs to the context; take our own references to its members.
+        // get0: the chain and its members belong to the context and are freed with it. They are
+        // only compared here; what is returned is the caller's and the store's `Certificate`s.
         guard let chain = X509_STORE_CTX_get0_chain(context) else {
             return .failure(.untrusted("no chain was built"))
         }
@@ -100,13 +101,6 @@ public struct ValidatedChain: Sendable {
     public let leaf: Certificate
     public let intermediate: Certificate
     public let root: Certificate
-
-    /// Whether every certificate of the chain is valid at `seconds`, the only part of the
-    /// validation that depends on the time.
-    public func isValid(atSeconds seconds: Int64) -> Bool {
-        leaf.isValid(atSeconds: seconds) && intermediate.isValid(atSeconds: seconds)
-            && root.isValid(atSeconds: seconds)
-    }
 }
 
 /// Why a chain did not validate.

@@ -180,7 +180,7 @@ import TipLedgerTestSupport
             switch result {
             case .success(let chain):
                 #expect(valid, "validated at \(seconds), outside the leaf's validity")
-                #expect(chain.isValid(atSeconds: seconds))
+                #expect([chain.leaf, chain.intermediate, chain.root].allSatisfy { $0.isValid(atSeconds: seconds) })
             case .failure(.notValidAtTime(let reason)):
                 #expect(!valid, "refused at \(seconds), inside the leaf's validity: \(reason)")
                 #expect(reason.hasPrefix("leaf certificate"))

@@ -39,7 +39,10 @@ import TipLedgerTestSupport
         ).get()
         #expect(validated.root.isByteEqual(to: chain.root))
         #expect(validated.leaf.isByteEqual(to: chain.leaf))
-        #expect(validated.isValid(atSeconds: Self.libraryEffectiveDate))
+        #expect(
+            [validated.leaf, validated.intermediate, validated.root].allSatisfy {
+                $0.isValid(atSeconds: Self.libraryEffectiveDate)
+            })
     }
 
     @Test func realAppleChainIsUntrustedAgainstTheTestRoot() throws {
