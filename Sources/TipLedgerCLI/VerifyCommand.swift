@@ -54,7 +54,6 @@ struct VerifyCommand: Command {
         var reader = LineReader(
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()
-        var storeFailed = false
         var rejections: Set<Rejection> = []
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         var outputLost = false
@@ -89,11 +88,8 @@ struct VerifyCommand: Command {
             }
             try pipeline.run(&reader, inputWaits: printPending, inputEnds: inputEnds) { items in
                 for report in try reports(items, verifier: verifier, recorder: recorder, unseen: &unseen) {
-                    switch report.body {
-                    case .ledgerError: storeFailed = true
-                    case .rejected(let error):
+                    if case .rejected(let error) = report.body {
                         rejections.insert(error.isEnvironmentNotAccepted ? .environmentNotAccepted : .other(error.code))
-                    case .verified, .known: break
                     }
                     switch format {
                     case .json, .csv: report.appendJSON(to: &pending.bytes)
@@ -114,9 +110,6 @@ struct VerifyCommand: Command {
         if format == .text { context.terminal.line(tally.summary) }
         for hint in Self.hints(for: rejections, globals: context.globals) {
             context.terminal.errorLine("hint: \(hint)")
-        }
-        if storeFailed {
-            throw CLIError(.ioError, "some lines could not be recorded in \(context.globals.databasePath)")
         }
         return tally.rejected > 0 ? .rejected : .success
     }
@@ -188,7 +181,7 @@ struct VerifyCommand: Command {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
             case .known(let known): .known(known)
-            case .checked(let result, _): body(for: result, recording: recorder != nil)
+            case .checked(let result, _): VerifyReport.Body(result)
             }
         }
         if let recorder {
@@ -209,21 +202,11 @@ struct VerifyCommand: Command {
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)
-                case .failure(let error):
-                    bodies[index] = error.rejection.map(VerifyReport.Body.rejected) ?? .ledgerError(error)
+                case .failure(let rejection): bodies[index] = .rejected(rejection)
                 }
             }
         }
         return zip(items, bodies).map { VerifyReport(line: $0.line.number, body: $1) }
-    }
-
-    private func body(for result: Result<VerifiedPayload, VerificationError>, recording: Bool) -> VerifyReport.Body {
-        switch result {
-        case .failure(let error): return .rejected(error)
-        case .success(let payload):
-            if recording, let reason = Ledger.unrecordableReason(payload) { return .rejected(reason) }
-            return .verified(payload, recording: nil)
-        }
     }
 
     /// A batch's repeats were looked up while the batches before it were being recorded, and
@@ -239,8 +222,7 @@ struct VerifyCommand: Command {
         var touched = TouchedTransactions()
         for index in bodies.indices {
             if case .known(let known) = bodies[index], touched.contains(known) || unseen.contains(known) {
-                bodies[index] = body(
-                    for: VerificationPipeline.verify(items[index].line, with: verifier), recording: true)
+                bodies[index] = VerifyReport.Body(VerificationPipeline.verify(items[index].line, with: verifier))
             }
             if case .verified(let payload, _) = bodies[index] { touched.insert(payload) }
         }

@@ -10,8 +10,14 @@ struct VerifyReport {
         /// Verified; `recording` is nil in a dry run.
         case verified(VerifiedPayload, recording: RecordResult?)
         case known(KnownToken)
-        /// Verified, but the ledger could not write it.
-        case ledgerError(StoreError)
+
+        /// A verdict, not recorded yet.
+        init(_ verdict: Result<VerifiedPayload, VerificationError>) {
+            switch verdict {
+            case .success(let payload): self = .verified(payload, recording: nil)
+            case .failure(let error): self = .rejected(error)
+            }
+        }
     }
 
     let line: Int
@@ -21,7 +27,7 @@ struct VerifyReport {
     var accepted: Bool {
         switch body {
         case .verified, .known: true
-        case .rejected, .ledgerError: false
+        case .rejected: false
         }
     }
 
@@ -38,10 +44,6 @@ struct VerifyReport {
                 object.field("error", error.code.rawValue)
                 object.field("appleStatus", error.appleStatus)
                 object.field("message", error.message)
-            case .ledgerError(let error):
-                object.field("ok", false)
-                object.field("error", "ledger_error")
-                object.field("message", "verified but not recorded: \(error.message)")
             case .verified(let payload, let recording):
                 object.field("ok", true)
                 object.field("kind", payload.kind.rawValue)
@@ -101,10 +103,6 @@ struct VerifyReport {
         switch body {
         case .rejected(let error):
             bytes.append(words: "rejected", error.code.rawValue, "(\(error.appleStatus)):", error.message)
-            bytes.append(UInt8(ascii: "\n"))
-            return
-        case .ledgerError(let error):
-            bytes.append(words: "verified but not recorded:", error.message)
             bytes.append(UInt8(ascii: "\n"))
             return
         case .verified(let payload, let result):

@@ -181,9 +181,6 @@ public final class TipLedgerService: Sendable {
     /// Records a verified payload, unless the ledger rejects it (answered `rejectedStatus` with
     /// the code) or cannot take it now (503). Counts the verification once, by its outcome.
     private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
-        if let reason = Ledger.unrecordableReason(payload) {
-            return .answered(rejection(reason, status: rejectedStatus))
-        }
         let recording: Recording
         do {
             recording = .recorded(try ledger.record(payload, finish: finish))

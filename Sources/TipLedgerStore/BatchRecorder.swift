@@ -41,11 +41,11 @@ public final class BatchRecorder {
     }
 
     /// Records `items` in the open transaction, opening one if needed, and returns one result
-    /// per item, in order: a rejected item (`StoreError.rejection`) fails alone and writes
-    /// nothing. Any other failure rolls the open transaction back, so nothing since the last
-    /// commit was written, and is thrown.
+    /// per item, in order: a rejected item fails alone, with its rejection, and writes nothing.
+    /// Any other failure rolls the open transaction back, so nothing since the last commit was
+    /// written, and is thrown.
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
-        -> [Result<RecordResult, StoreError>]
+        -> [Result<RecordResult, VerificationError>]
     {
         guard !items.isEmpty else { return [] }
         let now = ledger.clock.now().wholeMilliseconds

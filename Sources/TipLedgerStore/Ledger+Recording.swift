@@ -7,20 +7,17 @@ internal import TipLedgerCrypto
 #endif
 
 extension Ledger {
-    static let missingTransactionId = StoreError(
-        code: 0, message: "the transaction has no transactionId, so the ledger cannot key it")
+    static let noTransactionId = VerificationError(
+        .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
 
     /// Why a verified payload cannot be recorded, as a rejection of the input, or nil when it can.
     /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it; and
     /// it lets `price`, `quantity` and `revocationPercentage` be any integers, but the ledger adds
-    /// them up.
-    public static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
+    /// them up. Recording checks it first (`RecordWriter.record`); callers need not.
+    static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
         switch payload {
         case .transaction(let transaction):
-            if transaction.transactionId == nil {
-                return VerificationError(
-                    .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
-            }
+            if transaction.transactionId == nil { return noTransactionId }
             return amountReason(transaction.payload)
         case .notification(let notification):
             guard let transaction = notification.transaction else { return nil }
@@ -95,6 +92,8 @@ struct RecordWriter {
     let now: Int64
 
     typealias Results = [Result<RecordResult, StoreError>]
+    /// One result per item, where the only failure is the item's rejection.
+    typealias Rejections = [Result<RecordResult, VerificationError>]
 
     /// Records `items` (see `Ledger.record`) in a write transaction. A rejected item fails alone
     /// (`recordEach`). If an item fails otherwise, that transaction is undone and a second
@@ -105,7 +104,9 @@ struct RecordWriter {
         do {
             return try database.writeTransaction {
                 do {
-                    return try recordEach(items, tokenDigests: tokenDigests, finish: finish)
+                    return try recordEach(items, tokenDigests: tokenDigests, finish: finish).map {
+                        $0.mapError(StoreError.init(rejecting:))
+                    }
                 } catch {
                     itemFailed = true
                     throw error
@@ -135,18 +136,19 @@ struct RecordWriter {
     /// fails alone, with nothing to undo. Any other failure of an item is thrown, and the
     /// transaction then holds part of that item: the caller must roll it back. So is a
     /// rejection that came after a write, as a ledger error: that would be a broken promise.
-    func recordEach(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
+    func recordEach(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Rejections {
         precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
         return try items.indices.map { index in
             let changesBefore = database.totalChanges
             do {
                 return .success(try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish))
-            } catch let error as StoreError where error.rejection != nil {
+            } catch let error as StoreError {
+                guard let rejection = error.rejection else { throw error }
                 guard database.totalChanges == changesBefore else {
                     throw StoreError(
                         code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
                 }
-                return .failure(error)
+                return .failure(rejection)
             }
         }
     }
@@ -157,6 +159,7 @@ struct RecordWriter {
 
     /// `digest` is the SHA-256 of the item's token when the caller has it.
     func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
+        if let reason = Ledger.unrecordableReason(item) { throw StoreError(rejecting: reason) }
         switch item {
         case .transaction(let transaction):
             return try recordSubmitted(transaction, digest: digest, finish: finish)
@@ -172,7 +175,9 @@ struct RecordWriter {
     private func recordSubmitted(_ transaction: VerifiedTransaction, digest: [UInt8]?, finish: Bool) throws
         -> RecordResult
     {
-        guard let transactionId = transaction.transactionId else { throw Ledger.missingTransactionId }
+        guard let transactionId = transaction.transactionId else {
+            throw StoreError(rejecting: Ledger.noTransactionId)
+        }
         let digest = digest ?? SHA256.hash(transaction.jws.utf8)
         var current = try amounts(transaction.environment.rawValue, transactionId)
         // A token stored before is a repeat, answered as one whatever it says (a notification

@@ -308,7 +308,14 @@ import TipLedgerTestSupport
                     "2000000000000777", "--price", "0.99",
                 ],
                 in: directory.path)
-            try #require(contradiction.exited(0) && original.exited(0))
+            // Validly signed, but over the largest price the ledger adds up.
+            let overpriced = try await TipLedgerBinary.run(
+                [
+                    "testkit", "transaction", "--keys", keys, "--bundle-id", SharedInputs.bundleId, "--transaction-id",
+                    "2000000000000778", "--price", "99999999999",
+                ],
+                in: directory.path)
+            try #require(contradiction.exited(0) && original.exited(0) && overpriced.exited(0))
             var good = Array(tips.lines[..<300])
             good[3] = original.outLines[0]
             var input = good
@@ -321,6 +328,7 @@ import TipLedgerTestSupport
             // Inserted from the front, so the positions are those of the final input.
             for (position, bad) in [
                 (5, "{}"), (127, badSignature(tips.lines[400])), (128, "garbage"), (257, contradiction.outLines[0]),
+                (258, overpriced.outLines[0]),
             ] {
                 input.insert(bad, at: position)
             }
@@ -333,7 +341,9 @@ import TipLedgerTestSupport
             let reports = try result.jsonLines()
             #expect(reports.count == input.count)
             let rejected = reports.indices.filter { reports[$0]["ok"] as? Bool == false }
-            #expect(rejected == [5, 127, 128, 257])
+            #expect(rejected == [5, 127, 128, 257, 258])
+            #expect(reports[258]["error"] as? String == "invalid_payload")
+            #expect((reports[258]["message"] as? String)?.hasSuffix("so it cannot be recorded") == true)
             func value(_ sql: String) async throws -> String {
                 try await SQLiteShell.value("l.sqlite", sql, in: directory.path)
             }

@@ -78,7 +78,7 @@ import TipLedgerTestSupport
         #expect(second.map { (try? $0.get())?.outcome } == [.recorded, nil, nil, .recorded])
         for result in second[1...2] {
             guard case .failure(let error) = result else { continue }
-            #expect(error.rejection?.code == .invalidPayload)
+            #expect(error.code == .invalidPayload)
         }
         #expect(
             try store.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id")
@@ -135,7 +135,7 @@ import TipLedgerTestSupport
             Issue.record("the contradiction was accepted: \(results[1])")
             return
         }
-        #expect(error.rejection?.code == .invalidPayload)
+        #expect(error.code == .invalidPayload)
         #expect(try store.count("evidence") == 1)
         #expect(try store.ledger.integer("SELECT price_milli FROM transactions") == 990)
     }

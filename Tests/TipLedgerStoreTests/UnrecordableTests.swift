@@ -7,8 +7,23 @@ import TipLedgerTestSupport
 /// Verified payloads the ledger refuses to record, as rejections of the input: what it keys on
 /// is missing, or amounts it adds up are out of range.
 @Suite struct UnrecordableTests {
+    /// Records `payload` into a new ledger: its rejection, or nil once it was recorded. A
+    /// rejected payload writes nothing.
+    func rejectionOfRecording(_ payload: VerifiedPayload) throws -> VerificationError? {
+        let store = try TestLedger()
+        do {
+            _ = try store.ledger.record(payload, finish: true)
+            return nil
+        } catch let error as StoreError {
+            let rejection = try #require(error.rejection, "not a rejection: \(error)")
+            #expect(try store.count("evidence") == 0)
+            #expect(try store.count("events") == 0)
+            return rejection
+        }
+    }
+
     func reason(ofTransaction token: String) throws -> VerificationError? {
-        Ledger.unrecordableReason(.transaction(try TestChains.verifier().verifyTransaction(token)))
+        try rejectionOfRecording(.transaction(try TestChains.verifier().verifyTransaction(token)))
     }
 
     func token(_ overrides: [String: String?]) throws -> String {
@@ -63,7 +78,7 @@ import TipLedgerTestSupport
             let refund = try TestChains.notification(
                 type: "REFUND", uuid: TestChains.uuid(1), signedDate: TestLedger.reference + TestLedger.hour,
                 around: purchase)
-            return Ledger.unrecordableReason(.notification(try verifier.verifyNotification(refund)))
+            return try rejectionOfRecording(.notification(try verifier.verifyNotification(refund)))
         }
         #expect(try reason(price: 990) == nil)
         let rejection = try #require(try reason(price: -990))
@@ -80,7 +95,7 @@ import TipLedgerTestSupport
             let notification = try TestChains.notification(
                 type: type, uuid: TestChains.uuid(3), signedDate: TestLedger.reference + TestLedger.hour,
                 around: purchase, edit: edit)
-            return Ledger.unrecordableReason(.notification(try verifier.verifyNotification(notification)))
+            return try rejectionOfRecording(.notification(try verifier.verifyNotification(notification)))
         }
 
         let rejection = try #require(try reason(type: "REFUND") { $0.revocationDate = nil })
@@ -93,6 +108,6 @@ import TipLedgerTestSupport
 
     @Test func aTestNotificationHasNothingToBound() throws {
         let test = try TestChains.notification(type: "TEST", uuid: TestChains.uuid(2))
-        #expect(Ledger.unrecordableReason(.notification(try TestChains.verifier().verifyNotification(test))) == nil)
+        #expect(try rejectionOfRecording(.notification(try TestChains.verifier().verifyNotification(test))) == nil)
     }
 }
