@@ -31,6 +31,9 @@ public final class Verifier: Sendable {
         self.clock = clock
         let roots: [String] = trustStore.roots.map { hex($0.sha256Fingerprint) }.sorted()
         let environments: [String] = policy.environments.map(\.rawValue).sorted()
+        // The version names the checks themselves: a verdict stored under this fingerprint lets
+        // `verify` answer an exact repeat without checking it again (`Ledger.knownTokens`), so a
+        // change that could reject a token once accepted must raise it.
         var description = "tipledger-verifier-1\nroots=" + roots.joined(separator: ",")
         description += "\nbundles=" + policy.bundleIds.sorted().joined(separator: ",")
         description += "\nenvironments=" + environments.joined(separator: ",")

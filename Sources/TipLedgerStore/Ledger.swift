@@ -140,7 +140,8 @@ public final class Ledger: Sendable {
 
     /// Whether the database answers a trivial query (for health checks).
     public func isHealthy() -> Bool {
-        (try? withReader { try $0.queryOne("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } } ?? 0) ?? 0 > 0
+        let tables = try? withReader { try $0.queryOne("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } }
+        return (tables ?? nil ?? 0) > 0
     }
 
     /// Writes a consistent copy of the ledger to `destination` with `VACUUM INTO`, safe while
