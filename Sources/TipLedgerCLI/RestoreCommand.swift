@@ -72,7 +72,7 @@ struct RestoreCommand: Command {
         return .success
     }
 
-    private func text(_ restore: Restore, catalog: Catalog?) -> String {
+    private func text(_ restore: Restore, catalog: StoreKitCatalog?) -> String {
         let who: String
         switch key {
         case .account(let account): who = "account \(account)"

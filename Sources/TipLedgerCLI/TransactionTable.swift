@@ -5,7 +5,7 @@ internal import TipLedgerStore
 /// Transactions as a text table, for `restore` and `pending`.
 enum TransactionTable {
     /// A text table of transactions.
-    static func make(_ records: [TransactionRecord], catalog: Catalog?) -> TextTable {
+    static func make(_ records: [TransactionRecord], catalog: StoreKitCatalog?) -> TextTable {
         var table = TextTable(
             headers: ["purchased (UTC)", "environment", "transaction", "product", "qty", "price", "state"],
             rightAligned: [4, 5])

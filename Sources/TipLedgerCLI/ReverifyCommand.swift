@@ -2,64 +2,6 @@
 internal import TipLedgerCore
 internal import TipLedgerStore
 
-/// `tipledger migrate`: applies the schema migrations and exits.
-struct MigrateCommand: Command {
-    static let name = "migrate"
-    static let summary = "create or upgrade the ledger's schema and exit"
-    static let usage = """
-        Usage: tipledger migrate
-
-        Applies the migrations this binary carries to the ledger at --db, creating it when
-        missing. verify and serve do the same when they open the ledger, and the commands that
-        only read it migrate a ledger that exists; this one lets a deployment do it first. A
-        ledger with a newer schema than this binary is refused.
-
-        """
-
-    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {}
-
-    func run(_ context: CommandContext) throws -> ExitStatus {
-        let (from, to) = try Ledger.migrate(
-            path: context.globals.databasePath, upgrading: context.announceUpgrade)
-        context.terminal.line(
-            from == to
-                ? "\(context.globals.databasePath): schema version \(to), up to date"
-                : "\(context.globals.databasePath): schema version \(from) → \(to)")
-        return .success
-    }
-}
-
-/// `tipledger backup PATH`: a consistent copy of the ledger.
-struct BackupCommand: Command {
-    static let name = "backup"
-    static let summary = "write a consistent copy of the ledger, safe while it is in use"
-    static let usage = """
-        Usage: tipledger backup PATH
-
-        Writes a consistent copy of the ledger to PATH with SQLite's VACUUM INTO, while
-        other processes keep reading and writing it. PATH must not exist yet.
-
-        """
-
-    let destination: String
-
-    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
-        let paths = try scanner.remainingPositionals()
-        guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
-        destination = try FileInput.databaseFile(paths[0], for: "the destination PATH", command: Self.name)
-    }
-
-    func run(_ context: CommandContext) throws -> ExitStatus {
-        if FileInput.exists(destination) {
-            throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
-        }
-        let ledger = try context.openLedger(mustExist: true)
-        try ledger.backup(to: destination)
-        context.terminal.line("backed up \(context.globals.databasePath) to \(destination)")
-        return .success
-    }
-}
-
 /// `tipledger reverify`: re-checks every stored token offline.
 struct ReverifyCommand: Command {
     static let name = "reverify"

@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
 
-/// The product catalog given with `--catalog` (an Xcode `.storekit` file).
-typealias Catalog = StoreKitCatalog
-
 extension GlobalOptions {
-    /// The catalog from `--catalog` / `TIPLEDGER_CATALOG`, or nil when none is configured.
+    /// The product catalog from `--catalog` / `TIPLEDGER_CATALOG`, or nil when none is configured.
     /// A malformed file is a configuration error naming the file (exit status 64).
-    func loadCatalog() throws -> Catalog? {
+    func loadCatalog() throws -> StoreKitCatalog? {
         guard let catalogPath else { return nil }
         let bytes = try FileInput.read(catalogPath, limit: 8 << 20)
         do {

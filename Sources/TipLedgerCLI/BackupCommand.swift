@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// `tipledger backup PATH`: a consistent copy of the ledger.
+struct BackupCommand: Command {
+    static let name = "backup"
+    static let summary = "write a consistent copy of the ledger, safe while it is in use"
+    static let usage = """
+        Usage: tipledger backup PATH
+
+        Writes a consistent copy of the ledger to PATH with SQLite's VACUUM INTO, while
+        other processes keep reading and writing it. PATH must not exist yet.
+
+        """
+
+    let destination: String
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        let paths = try scanner.remainingPositionals()
+        guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
+        destination = try FileInput.databaseFile(paths[0], for: "the destination PATH", command: Self.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        if FileInput.exists(destination) {
+            throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
+        }
+        let ledger = try context.openLedger(mustExist: true)
+        try ledger.backup(to: destination)
+        context.terminal.line("backed up \(context.globals.databasePath) to \(destination)")
+        return .success
+    }
+}

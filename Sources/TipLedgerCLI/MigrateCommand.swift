@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// `tipledger migrate`: applies the schema migrations and exits.
+struct MigrateCommand: Command {
+    static let name = "migrate"
+    static let summary = "create or upgrade the ledger's schema and exit"
+    static let usage = """
+        Usage: tipledger migrate
+
+        Applies the migrations this binary carries to the ledger at --db, creating it when
+        missing. verify and serve do the same when they open the ledger, and the commands that
+        only read it migrate a ledger that exists; this one lets a deployment do it first. A
+        ledger with a newer schema than this binary is refused.
+
+        """
+
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {}
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let (from, to) = try Ledger.migrate(
+            path: context.globals.databasePath, upgrading: context.announceUpgrade)
+        context.terminal.line(
+            from == to
+                ? "\(context.globals.databasePath): schema version \(to), up to date"
+                : "\(context.globals.databasePath): schema version \(from) → \(to)")
+        return .success
+    }
+}
