@@ -25,7 +25,7 @@ public final class Verifier: Sendable {
     let chains = ChainCache()
     let headers = HeaderCache()
 
-    public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock = .system) {
+    public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock) {
         self.trustStore = trustStore
         self.policy = policy
         self.clock = clock
