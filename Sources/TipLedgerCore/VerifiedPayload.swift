@@ -7,6 +7,16 @@ public enum PayloadKind: String, Sendable, CaseIterable {
     case renewalInfo
     case appTransaction
 
+    /// The kind in words, with its article: "a signed transaction".
+    var phrase: String {
+        switch self {
+        case .transaction: "a signed transaction"
+        case .notification: "a notification"
+        case .renewalInfo: "a renewal info"
+        case .appTransaction: "an app transaction"
+        }
+    }
+
     /// The kind a decoded payload shows by its fields, or nil when it shows none.
     static func detect(_ payload: JSONObject) -> PayloadKind? {
         if payload.value(named: "notificationType") != nil { return .notification }

@@ -103,6 +103,13 @@ public final class Verifier: Sendable {
         guard let kind = detected else {
             throw VerificationError(.invalidPayload, "the payload is not a known App Store payload")
         }
+        // A notification where another kind is asked for, or the reverse, is said to be one.
+        // The code stays Apple's: its library, decoding it as the kind asked for, finds no
+        // bundle id (INVALID_APP_IDENTIFIER, vector notif-test-decoded-as-transaction).
+        if let found = PayloadKind.detect(jws.payload), (found == .notification) != (kind == .notification) {
+            throw VerificationError(
+                .wrongBundleId, "the payload is \(found.phrase), not \(kind.phrase), so it has no bundleId for one")
+        }
         let reader = PayloadReader(jws.payload)
         do {
             switch kind {

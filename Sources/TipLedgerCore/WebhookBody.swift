@@ -18,14 +18,18 @@ public enum WebhookBody {
             throw VerificationError(
                 .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
         }
+        let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
         let value: JSONValue
         do {
             value = try JSONParser.parse(body)
         } catch {
-            throw VerificationError(.malformedJWS, "the body is not JSON: \(error)")
+            // A bare token is the likeliest mistake: it starts with the base64url of `{"`.
+            let bare = UnverifiedJWS.trimmed(body).hasPrefix("eyJ")
+            throw VerificationError(
+                .malformedJWS, bare ? "the body is a bare JWS; \(shape)" : "the body is not JSON: \(error)")
         }
         guard case .string(let token)? = value.objectValue?["signedPayload"] else {
-            throw VerificationError(.malformedJWS, "the body has no signedPayload string")
+            throw VerificationError(.malformedJWS, "the body has no signedPayload string; \(shape)")
         }
         return token
     }

@@ -32,6 +32,38 @@ import TipLedgerTestSupport
         #expect(try harness.state(of: "2000000000000101") == "refunded")
     }
 
+    /// A payload posted to the other route is said to be of the other kind, and a bare token
+    /// posted for a webhook body is told the shape the route takes.
+    @Test func aPayloadPostedToTheWrongRouteIsToldWhatItIs() throws {
+        let harness = try ServiceHarness()
+        let transaction = try TestChains.transaction(id: "2000000000000104")
+        let notification = try TestChains.notification(type: "TEST", uuid: TestChains.uuid(104))
+
+        let asTransaction = harness.post("/v1/transactions", notification)
+        let asNotification = harness.post("/v1/notifications", WebhookBody.wrapping(transaction))
+        let bare = harness.post("/v1/notifications", notification + "\n")
+        let shapeless = harness.post("/v1/notifications", #"{"signedTransaction":"x"}"#)
+
+        #expect(asTransaction.status == 422)
+        #expect(try jsonObject(asTransaction)["error"] as? String == "wrong_bundle_id")
+        #expect(
+            try jsonObject(asTransaction)["message"] as? String
+                == "the payload is a notification, not a signed transaction, so it has no bundleId for one")
+        #expect(asNotification.status == 400)
+        #expect(
+            try jsonObject(asNotification)["message"] as? String
+                == "the payload is a signed transaction, not a notification, so it has no bundleId for one")
+        #expect(bare.status == 400)
+        #expect(try jsonObject(bare)["error"] as? String == "malformed_jws")
+        #expect(
+            try jsonObject(bare)["message"] as? String
+                == #"the body is a bare JWS; a notification is posted as {"signedPayload":"<JWS>"}"#)
+        #expect(
+            try jsonObject(shapeless)["message"] as? String
+                == #"the body has no signedPayload string; a notification is posted as {"signedPayload":"<JWS>"}"#)
+        #expect(try harness.count("evidence") == 0)
+    }
+
     @Test func sameNotificationTwiceIsADuplicateAndAppliesOnce() throws {
         let harness = try ServiceHarness()
         let transaction = try TestChains.transaction(id: "2000000000000102")
