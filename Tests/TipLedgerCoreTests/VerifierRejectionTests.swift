@@ -514,7 +514,10 @@ extension RejectionScenario {
     }
 
     @Test(arguments: [
-        ("x5c with the leaf only, Xcode not accepted", "x5c has 1 certificate, expected 3"),
+        (
+            "x5c with the leaf only, Xcode not accepted",
+            "x5c has 1 certificate, expected 3; Xcode signs with one, accepted with the Xcode environment"
+        ),
         ("x5c with two certificates", "x5c has 2 certificates, expected 3"),
     ])
     func aWrongChainLengthIsCounted(_ name: String, _ message: String) throws {
