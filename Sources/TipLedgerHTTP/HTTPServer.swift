@@ -56,17 +56,24 @@ public final class HTTPServer: Sendable {
             bodyDeadline: .seconds(configuration.bodyDeadlineSeconds),
             headerDeadline: .seconds(configuration.headerDeadlineSeconds))
 
-        // A fixed pool of worker threads, each with its own epoll set, accepting from the shared
-        // listen socket and running handlers for its connections. Chosen over one thread per
-        // connection: in that mode libmicrohttpd 0.9.75 kept counting connections their clients
-        // had already closed (their threads are reaped later by the listening thread), and under
-        // load clients connecting per request were reset well below the real concurrency. A
-        // worker reaps its own connections in its own loop.
+        // A fixed pool of worker threads, each polling the shared listen socket and its own
+        // connections, and running handlers for them. Chosen over one thread per connection: in
+        // that mode libmicrohttpd 0.9.75 kept counting connections their clients had already
+        // closed (their threads are reaped later by the listening thread), and under load
+        // clients connecting per request were reset well below the real concurrency. A worker
+        // reaps its own connections in its own loop.
+        // poll(2), not epoll: with epoll, MHD_quiesce_daemon and a worker's loop both take the
+        // listen socket out of the worker's epoll set, unsynchronised, and when the worker wins,
+        // quiesce finds it gone and aborts the process ("Failed to remove listen FD from epoll
+        // set", daemon.c 5531 in 0.9.75; seen once in about 150 stops under requests). With
+        // poll, quiesce only flags each worker and wakes it, and a flagged worker leaves the
+        // listen socket out of its next poll. A worker holds a share of the connection limit,
+        // so each poll covers few descriptors.
         // MHD_USE_ITC is required for MHD_quiesce_daemon with a pool, and makes a worker whose
         // share of the limit is full stop polling the listen socket ("This will cause the
         // operating system to queue connections ... above the connection limit") instead of
         // accepting and closing. No MHD_USE_ERROR_LOG: it writes free-form lines to stderr.
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue
         // The context goes in unretained: `self` keeps it alive and stops the daemon before
         // releasing it (see `deinit`), and no callback runs after MHD_stop_daemon returns.
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
