@@ -26,7 +26,7 @@ struct BackupCommand: Command {
         if FileInput.exists(destination) {
             throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
         }
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.read)
         try ledger.backup(to: destination)
         context.terminal.line("backed up \(context.globals.databasePath) to \(destination)")
         return .success

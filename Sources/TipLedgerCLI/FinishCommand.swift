@@ -36,7 +36,7 @@ struct FinishCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.update)
         let outcomes = try ledger.finish(transactionIds, environments: environments)
         for (id, outcome) in outcomes {
             switch format {

@@ -6,12 +6,23 @@ internal import TipLedgerStore
     internal import Glibc
 #endif
 
+/// What a command does with the ledger at `--db`.
+enum LedgerUse {
+    /// Reads it: a ledger that does not exist is refused, so a mistyped path is an error rather
+    /// than an empty answer, and the file is left as it is but for pending migrations (a backup
+    /// keeps its journal mode; a file this user may not write is opened read-only).
+    case read
+    /// Changes an existing ledger (`finish`).
+    case update
+    /// Records into it, creating it when missing.
+    case record
+}
+
 extension CommandContext {
-    /// Opens (and migrates) the ledger at `--db`. Commands that only read refuse to create a
-    /// ledger that does not exist, so a mistyped path is an error rather than an empty answer.
-    func openLedger(mustExist: Bool, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
+    /// Opens (and migrates) the ledger at `--db` for `use`.
+    func openLedger(_ use: LedgerUse, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
         let path = globals.databasePath
-        if mustExist && path != ":memory:" {
+        if use != .record && path != ":memory:" {
             let hint = "pass --db PATH (or set TIPLEDGER_DB), or record into it first with 'tipledger verify'"
             var status = stat()
             guard stat(path, &status) == 0 else {
@@ -22,7 +33,8 @@ extension CommandContext {
                 throw CLIError(.ioError, "\(path) is an empty file, not a ledger", hint: hint)
             }
         }
-        return try Ledger.open(path: path, clock: clock, busyTimeout: busyTimeout, upgrading: announceUpgrade)
+        return try Ledger.open(
+            path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, upgrading: announceUpgrade)
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites

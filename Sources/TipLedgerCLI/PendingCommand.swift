@@ -25,7 +25,7 @@ struct PendingCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.read)
         let catalog = try context.globals.loadCatalog()
         let transactions = try ledger.pending(environments: environments)
         switch format {

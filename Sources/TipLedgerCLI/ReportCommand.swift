@@ -47,7 +47,7 @@ struct ReportCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.read)
         let catalog = try context.globals.loadCatalog()
         let report = try ledger.report(query, now: context.clock.now().wholeMilliseconds)
         let rendering = ReportRendering(

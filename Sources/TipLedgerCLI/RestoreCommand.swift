@@ -56,7 +56,7 @@ struct RestoreCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.read)
         let catalog = try context.globals.loadCatalog()
         let restore: Restore
         switch key {

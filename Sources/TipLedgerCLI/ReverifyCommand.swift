@@ -31,7 +31,7 @@ struct ReverifyCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
-        let ledger = try context.openLedger(mustExist: true)
+        let ledger = try context.openLedger(.read)
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         var checked = 0
         let failures = try ledger.reverify(with: verifier) { done, total in

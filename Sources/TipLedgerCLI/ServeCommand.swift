@@ -126,7 +126,7 @@ struct ServeCommand: Command {
         let catalog = try context.globals.loadCatalog()
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
         // 503 soon so the App Store retries, rather than holding the request.
-        let ledger = try context.openLedger(mustExist: false, busyTimeout: .seconds(5))
+        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5))
         let terminal = context.terminal
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,

@@ -50,7 +50,7 @@ struct VerifyCommand: Command {
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
-        let ledger = dryRun ? nil : try context.openLedger(mustExist: false)
+        let ledger = dryRun ? nil : try context.openLedger(.record)
         var reader = LineReader(
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()

@@ -17,20 +17,40 @@ final class Database: @unchecked Sendable {
     let path: String
     /// How long a statement waits for another connection's lock before failing with BUSY.
     let busyTimeoutMilliseconds: Int32
+    /// What the connection may do to the file.
+    let openedFor: Access
     private var statements: [StatementKey: Statement] = [:]
 
     /// How long a writer waits for another connection's write lock before failing with BUSY,
     /// unless the opener says otherwise.
     static let defaultBusyTimeoutMilliseconds: Int32 = 30_000
 
-    /// Opens (creating when missing) the database at `path`; `:memory:` opens a private
-    /// in-memory database. `cacheMebibytes` bounds this connection's page cache.
-    init(path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32)
-        throws(StoreError)
-    {
+    /// What a connection may do to the file.
+    enum Access {
+        /// Create the file when missing, and set it up for the ledger: its page size, and
+        /// write-ahead logging.
+        case write
+        /// Read the file as it is (a backup keeps its rollback journal); write only to migrate.
+        case read
+        /// Read the file as it is, never writing (`SQLITE_OPEN_READONLY`).
+        case readOnly
+    }
+
+    /// Opens the database at `path` for `access` (`.write` creates it when missing); `:memory:`
+    /// opens a private in-memory database. `cacheMebibytes` bounds this connection's page cache.
+    init(
+        path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32,
+        access: Access = .write
+    ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let mode =
+            switch access {
+            case .write: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+            case .read: SQLITE_OPEN_READWRITE
+            case .readOnly: SQLITE_OPEN_READONLY
+            }
+        let flags = mode | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -48,6 +68,7 @@ final class Database: @unchecked Sendable {
         self.handle = handle
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.openedFor = access
         do {
             try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
@@ -74,8 +95,15 @@ final class Database: @unchecked Sendable {
             // READWRITE opens "for reading and writing if possible, or reading only if the file
             // is write protected by the operating system" (https://sqlite.org/c3ref/open.html);
             // the write-ahead log also needs its -wal and -shm files created beside the ledger.
-            let file = sqlite3_db_readonly(handle, "main") == 1
+            let file = access(path, W_OK) != 0
             let directory = error.code == SQLITE_READONLY | 6 << 8  // SQLITE_READONLY_DIRECTORY, which does not import
+            if openedFor == .readOnly && directory {
+                return StoreError(
+                    code: error.code,
+                    message: "the directory of the ledger \(path) is read-only, and SQLite reads a ledger "
+                        + "in write-ahead-log mode through a -shm file it creates there",
+                    hint: "make the directory writable by this user, or read a copy of the ledger")
+            }
             let message =
                 switch (file, directory) {
                 case (true, true): "the ledger \(path) and its directory are read-only"
@@ -110,7 +138,7 @@ final class Database: @unchecked Sendable {
         // like) even if an attacker got SQL in: https://sqlite.org/c3ref/c_dbconfig_defensive.html
         _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         try execute("PRAGMA foreign_keys = ON")
-        if path != ":memory:" {
+        if path != ":memory:" && openedFor == .write {
             // The page size of a new file: 8 KiB pages took 4 % less time than 4 KiB ones to
             // record 200,000 tips (each commit rewrites fewer, larger index pages, with fewer
             // system calls). A file that already has tables keeps its own; WAL fixes it too.

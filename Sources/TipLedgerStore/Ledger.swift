@@ -37,38 +37,65 @@ public final class Ledger: Sendable {
     /// Opens the ledger at `path` (creating it when missing) and applies pending migrations.
     /// `:memory:` gives a private in-memory ledger. A write waits up to `busyTimeout` for another
     /// process's write to finish before failing as busy.
+    ///
+    /// `reading` opens an existing ledger to read it, leaving the file as it is (a backup keeps
+    /// its rollback journal) but for pending migrations; a ledger this user may not write, or
+    /// whose directory it may not write, is opened read-only, and then refused if it needs
+    /// migrating.
     public static func open(
-        path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30),
+        path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
         upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames,
-            restartFrames: Checkpointer.restartFrames, upgrading: upgrading)
+            restartFrames: Checkpointer.restartFrames, reading: reading, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
     /// than `restartFrames` (tests use small numbers).
     static func open(
         path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64,
-        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
-        let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds)
+        let access: Database.Access =
+            !reading || path == ":memory:" ? .write : isWritable(path) ? .read : .readOnly
+        let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
         try Migrator.migrate(database, upgrading: upgrading)
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
         }
+        guard access != .readOnly else {
+            // Nothing to checkpoint: this process writes nothing.
+            return Ledger(
+                path: path, connection: LockedDatabase(database),
+                readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),
+                checkpointer: nil, clock: clock)
+        }
         // The writer no longer checkpoints as it commits; the checkpointer does, once the log
         // has grown enough.
         database.watchLog()
         let checkpointer = Checkpointer(
-            LockedDatabase(try Database(path: path, busyTimeoutMilliseconds: milliseconds, cacheMebibytes: 1)),
+            LockedDatabase(
+                try Database(path: path, busyTimeoutMilliseconds: milliseconds, cacheMebibytes: 1, access: access)),
             checkpointFrames: checkpointFrames, restartFrames: restartFrames)
         return Ledger(
             path: path, connection: LockedDatabase(database),
-            readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds), checkpointer: checkpointer,
-            clock: clock)
+            readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),
+            checkpointer: checkpointer, clock: clock)
+    }
+
+    /// Whether this user may write the file at `path` and the directory it is in, where SQLite
+    /// keeps the journal or the -wal and -shm files.
+    private static func isWritable(_ path: String) -> Bool {
+        access(path, W_OK) == 0 && access(directory(of: path), W_OK) == 0
+    }
+
+    /// The directory a file is in: "." for a bare name.
+    static func directory(of path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
@@ -146,14 +173,20 @@ public final class Ledger: Sendable {
     /// other processes use it. The destination must not exist.
     public func backup(to destination: String) throws {
         _ = try withReader { database in
+            guard database.openedFor != .readOnly else {
+                // SQLite 3.40 refuses it: "table vacuum_db.transactions has 25 columns but 29
+                // values were supplied" (the generated columns), on a read-only connection only.
+                throw StoreError(
+                    code: 0, message: "cannot back up \(path): this user may not write it or its directory",
+                    hint: "back it up as a user who can, or copy the file while no process writes it")
+            }
             do {
                 try database.run("VACUUM INTO ?", destination)
             } catch let error as StoreError where error.code & 0xff == 14 {
                 // SQLITE_CANTOPEN: the copy could not be created. SQLite does not say why (and its
                 // errno is that of a read-only retry, "no such file" whatever the cause), so the
                 // destination's directory is asked.
-                let slash = destination.lastIndex(of: "/")
-                let directory = slash.map { $0 == destination.startIndex ? "/" : String(destination[..<$0]) } ?? "."
+                let directory = Self.directory(of: destination)
                 let reason =
                     access(directory, F_OK) != 0
                     ? "no such directory"

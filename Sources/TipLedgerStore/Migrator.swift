@@ -41,6 +41,13 @@ enum Migrator {
         }
         let pending = migrations.filter { $0.version > current }
         guard !pending.isEmpty else { return (current, current) }
+        guard database.openedFor != .readOnly else {
+            throw StoreError(
+                code: 0,
+                message: "the ledger \(database.path) has schema version \(current), older than this "
+                    + "tipledger's \(latest), and cannot be upgraded: this user may not write it",
+                hint: "upgrade it once with 'tipledger migrate' as a user who can write the ledger and its directory")
+        }
         // A migration may rebuild a table that others reference (create the new table, copy,
         // drop the old one, rename the new one), which SQLite allows only with foreign keys off
         // (https://sqlite.org/lang_altertable.html, "other kinds of table schema changes");

@@ -10,18 +10,27 @@ final class ReaderPool: Sendable {
 
     /// How long a reader waits when the database is locked, as the writer does.
     let busyTimeoutMilliseconds: Int32
+    /// The access of the ledger's connections: a reader opens no file that is not there.
+    let access: Database.Access
 
-    init(path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds, capacity: Int = 8) {
+    init(
+        path: String, busyTimeoutMilliseconds: Int32 = Database.defaultBusyTimeoutMilliseconds, capacity: Int = 8,
+        access: Database.Access = .write
+    ) {
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.capacity = capacity
+        self.access = access
     }
 
     func with<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         let taken = idle.withLock { $0.popLast() }
         // A small page cache: readers look up indexes, the writer keeps the big cache.
         let database =
-            try taken ?? Database(path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheMebibytes: 2)
+            try taken
+            ?? Database(
+                path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheMebibytes: 2,
+                access: access == .readOnly ? .readOnly : .read)
         defer {
             idle.withLock { idle in
                 if idle.count < capacity { idle.append(database) }

@@ -605,23 +605,31 @@ import TipLedgerTestSupport
         let fileMode: Int
         /// An empty file (a ledger not set up yet) instead of a migrated ledger.
         var empty = false
+        let command: [String]
         let message: String
-        /// The command that runs into it: one that writes, since one that only reads refuses an
-        /// empty file before opening it.
-        var command: String { empty ? "migrate" : "report" }
+        var hint =
+            "make the ledger and its directory writable by this user (SQLite creates the -wal and -shm files beside the ledger)"
         var testDescription: String { name }
     }
 
     static let readOnlyCases: [ReadOnlyCase] = [
         ReadOnlyCase(
-            name: "read-only directory", directoryMode: 0o555, fileMode: 0o644,
+            name: "read-only directory, to write", directoryMode: 0o555, fileMode: 0o644,
+            command: ["finish", "2000000000000001"],
             message: "the directory of the ledger ledger/l.sqlite is read-only (SQLite code 1544)"),
         ReadOnlyCase(
-            name: "read-only ledger in a read-only directory", directoryMode: 0o555, fileMode: 0o444,
+            name: "read-only ledger in a read-only directory, to write", directoryMode: 0o555, fileMode: 0o444,
+            command: ["finish", "2000000000000001"],
             message: "the ledger ledger/l.sqlite and its directory are read-only (SQLite code 1544)"),
         ReadOnlyCase(
-            name: "read-only empty ledger", directoryMode: 0o755, fileMode: 0o444, empty: true,
-            message: "the ledger ledger/l.sqlite is read-only (SQLite code 8)"),
+            name: "read-only empty ledger, to set up", directoryMode: 0o755, fileMode: 0o444, empty: true,
+            command: ["migrate"], message: "the ledger ledger/l.sqlite is read-only (SQLite code 8)"),
+        // Reading a ledger in write-ahead-log mode needs its -shm file, made in the directory.
+        ReadOnlyCase(
+            name: "read-only directory, to read", directoryMode: 0o555, fileMode: 0o644, command: ["report"],
+            message: "the directory of the ledger ledger/l.sqlite is read-only, and SQLite reads a ledger in "
+                + "write-ahead-log mode through a -shm file it creates there (SQLite code 1544)",
+            hint: "make the directory writable by this user, or read a copy of the ledger"),
     ]
 
     @Test(
@@ -644,15 +652,94 @@ import TipLedgerTestSupport
             defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
 
             let result = try await Self.runBoundByPermissions(
-                [readOnly.command, "--db", "ledger/l.sqlite"], in: directory.path)
+                readOnly.command + ["--db", "ledger/l.sqlite"], in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
             Self.expectErrorLines(result, containing: readOnly.message, hint: true)
-            #expect(
-                result.errLines.last
-                    == "hint: make the ledger and its directory writable by this user "
-                    + "(SQLite creates the -wal and -shm files beside the ledger)")
+            #expect(result.errLines.last == "hint: \(readOnly.hint)")
             #expect(try directory.read("ledger/l.sqlite") == before, "the ledger is left as it was")
             #expect(try files.contentsOfDirectory(atPath: folder) == ["l.sqlite"])
+        }
+    }
+
+    /// A ledger with a tip and its refund, recorded into `ledger` in `directory`.
+    static func recordTipAndRefund(into ledger: String, in directory: TemporaryDirectory) async throws {
+        let keys = try await SharedInputs.shared.keys()
+        let tips = try await SharedInputs.shared.tips()
+        let refund = try await TipLedgerBinary.run(
+            ["testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-"],
+            input: .text(tips.lines[0] + "\n"), in: directory.path)
+        try #require(refund.exited(0), "\(refund.summary)")
+        let verify = try await TipLedgerBinary.run(
+            ["verify", "--db", ledger] + SharedInputs.acceptingTestkit(keys: keys),
+            input: .text([tips.lines[0], tips.lines[1], refund.outLines[0]].joined(separator: "\n") + "\n"),
+            in: directory.path)
+        try #require(verify.exited(0), "\(verify.summary)")
+    }
+
+    /// The commands that only read a ledger read one this user may not write, and leave it as
+    /// it is: in write-ahead-log mode in a writable directory, or a backup (rollback journal)
+    /// where neither it nor its directory may be written.
+    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"), arguments: [false, true])
+    func aLedgerThisUserMayNotWriteIsRead(fromABackupInAReadOnlyDirectory: Bool) async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
+            let folder = directory.file("ledger")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            if fromABackupInAReadOnlyDirectory {
+                let backup = try await TipLedgerBinary.run(
+                    ["backup", "--db", "l.sqlite", "ledger/l.sqlite"], in: directory.path)
+                try #require(backup.exited(0), "\(backup.summary)")
+            } else {
+                try FileManager.default.copyItem(atPath: directory.file("l.sqlite"), toPath: folder + "/l.sqlite")
+            }
+            let files = FileManager.default
+            try files.setAttributes([.posixPermissions: 0o444], ofItemAtPath: folder + "/l.sqlite")
+            if fromABackupInAReadOnlyDirectory {
+                try files.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
+            }
+            defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
+            let before = try directory.read("ledger/l.sqlite")
+
+            let report = try await Self.runBoundByPermissions(
+                ["report", "--db", "ledger/l.sqlite", "--format", "json"], in: directory.path)
+            let pending = try await Self.runBoundByPermissions(
+                ["pending", "--db", "ledger/l.sqlite"], in: directory.path)
+            let backup = try await Self.runBoundByPermissions(
+                ["backup", "--db", "ledger/l.sqlite", "copy.sqlite"], in: directory.path)
+
+            #expect(report.exited(0), "\(report.summary)")
+            let rows = try #require(try report.jsonLines().first?["rows"] as? [[String: Any]])
+            #expect(rows.contains { (JSONValue.int64($0["refunded_milli"]) ?? 0) > 0 }, "\(rows)")
+            #expect(pending.exited(0), "\(pending.summary)")
+            // SQLite 3.40's VACUUM INTO fails on a read-only connection to these tables.
+            #expect(backup.exited(74), "\(backup.summary)")
+            Self.expectErrorLines(
+                backup, containing: "cannot back up ledger/l.sqlite: this user may not write it or its directory",
+                hint: true)
+            #expect(try directory.read("ledger/l.sqlite") == before, "the ledger is left as it was")
+        }
+    }
+
+    /// Reading a backup, which keeps SQLite's rollback journal, leaves the file byte for byte
+    /// as it was: it is not turned into a write-ahead-log ledger.
+    @Test func readingABackupLeavesItAsItIs() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
+            let backup = try await TipLedgerBinary.run(
+                ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
+            try #require(backup.exited(0), "\(backup.summary)")
+            let before = try directory.read("copy.sqlite")
+
+            for command in [
+                ["report"], ["pending"],
+                ["reverify"] + SharedInputs.acceptingTestkit(keys: try await SharedInputs.shared.keys()),
+            ] {
+                let result = try await TipLedgerBinary.run(command + ["--db", "copy.sqlite"], in: directory.path)
+                #expect(result.exited(0), "\(command): \(result.summary)")
+            }
+
+            #expect(try directory.read("copy.sqlite") == before)
+            #expect(try await SQLiteShell.value("copy.sqlite", "PRAGMA journal_mode", in: directory.path) == "delete")
         }
     }
 

@@ -42,6 +42,30 @@ import TipLedgerTestSupport
         }
     }
 
+    /// An older ledger this user may not write is not read half-upgraded: the command says
+    /// how to upgrade it, and leaves it as it is.
+    @Test(.enabled(if: ExitStatusTests.permissionsBind, "running as root without setpriv(1)"))
+    func anOlderLedgerThisUserMayNotWriteIsRefusedSayingHowToUpgradeIt() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.firstVersionLedger("old.sqlite", in: directory.path)
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o444], ofItemAtPath: directory.file("old.sqlite"))
+            let before = try directory.read("old.sqlite")
+
+            let report = try await ExitStatusTests.runBoundByPermissions(
+                ["report", "--db", "old.sqlite"], in: directory.path)
+
+            #expect(report.exited(74), "\(report.summary)")
+            #expect(
+                report.errLines == [
+                    "error: the ledger old.sqlite has schema version 1, older than this tipledger's \(Self.latest), "
+                        + "and cannot be upgraded: this user may not write it",
+                    "hint: upgrade it once with 'tipledger migrate' as a user who can write the ledger and its directory",
+                ])
+            #expect(try directory.read("old.sqlite") == before)
+        }
+    }
+
     @Test func migrateSaysItUpgradesAndWhatItDid() async throws {
         try await TemporaryDirectory.with { directory in
             try await Self.firstVersionLedger("old.sqlite", in: directory.path)
