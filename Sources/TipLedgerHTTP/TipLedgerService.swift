@@ -113,21 +113,26 @@ public final class TipLedgerService: Sendable {
         let route = Route(path: request.path)
         let method = request.method == "HEAD" ? "GET" : request.method
         let response: HTTPResponse
+        /// The answer of a route that takes no parameters, unless the request has some.
+        func parameterless(_ answer: () -> HTTPResponse) -> HTTPResponse {
+            Self.refusal(of: request.query, takes: [], route: route.name) ?? answer()
+        }
         switch route {
         case .notifications:
-            response = method == "POST" ? notification(request) : Self.methodNotAllowed("POST")
+            response = method == "POST" ? parameterless { notification(request) } : Self.methodNotAllowed("POST")
         case .transactions:
-            response = method == "POST" ? transaction(request) : Self.methodNotAllowed("POST")
+            response = method == "POST" ? parameterless { transaction(request) } : Self.methodNotAllowed("POST")
         case .accounts(let account):
             response = query(request, method: method) { restore(request, account: account) }
         case .report:
             response = query(request, method: method) { report(request) }
         case .healthz:
-            response = method == "GET" ? health() : Self.methodNotAllowed("GET")
+            response = method == "GET" ? parameterless { health() } : Self.methodNotAllowed("GET")
         case .metrics:
             response =
                 method == "GET"
-                ? .text(metrics.render(), contentType: "text/plain; version=0.0.4") : Self.methodNotAllowed("GET")
+                ? parameterless { .text(metrics.render(), contentType: "text/plain; version=0.0.4") }
+                : Self.methodNotAllowed("GET")
         case .unknown:
             response = .error(status: 404, code: "not_found", message: "no such resource")
         }
@@ -271,8 +276,8 @@ public final class TipLedgerService: Sendable {
         guard UUID(uuidString: account) != nil else {
             return .error(status: 400, code: "invalid_account", message: "the account is an appAccountToken UUID")
         }
-        if let unknown = request.query.first(where: { !Self.restoreParameters.contains($0.name) }) {
-            return Self.unknownParameter(unknown.name, takes: Self.restoreParameters, route: "restore")
+        if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {
+            return refusal
         }
         var includeAll = false
         if let all = request.query["all"] {
@@ -300,13 +305,23 @@ public final class TipLedgerService: Sendable {
     static let reportParameters: Set<String> = ["by", "since", "until", "environment", "commission"]
     static let restoreParameters: Set<String> = ["all", "environment"]
 
-    private static func unknownParameter(_ name: String, takes parameters: Set<String>, route: String)
-        -> HTTPResponse
-    {
-        .error(
-            status: 400, code: "invalid_parameter",
-            message: "unknown parameter '\(name.prefix(40))'; the \(route) takes "
-                + parameters.sorted().joined(separator: ", "))
+    /// A 400 for a parameter the route does not take, or one given twice (which of its values
+    /// counts is anybody's guess); nil when the query is fine.
+    private static func refusal(of query: HTTPQuery, takes parameters: Set<String>, route: String) -> HTTPResponse? {
+        var seen: Set<String> = []
+        for item in query {
+            guard parameters.contains(item.name) else {
+                let takes = parameters.isEmpty ? "none" : parameters.sorted().joined(separator: ", ")
+                return .error(
+                    status: 400, code: "invalid_parameter",
+                    message: "unknown parameter '\(item.name.prefix(40))'; the \(route) route takes \(takes)")
+            }
+            guard seen.insert(item.name).inserted else {
+                return .error(
+                    status: 400, code: "invalid_parameter", message: "\(item.name) is given more than once")
+            }
+        }
+        return nil
     }
 
     /// The environments a query keeps to (nil for all of them).
@@ -327,8 +342,8 @@ public final class TipLedgerService: Sendable {
         status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
 
     private func report(_ request: HTTPRequest) -> HTTPResponse {
-        if let unknown = request.query.first(where: { !Self.reportParameters.contains($0.name) }) {
-            return Self.unknownParameter(unknown.name, takes: Self.reportParameters, route: "report")
+        if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {
+            return refusal
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         let query: ReportQuery

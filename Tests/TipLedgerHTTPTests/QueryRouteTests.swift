@@ -316,7 +316,42 @@ import TipLedgerTestSupport
         #expect(body["error"] as? String == "invalid_parameter")
         #expect(
             body["message"] as? String
-                == "unknown parameter '\(name)'; the report takes by, commission, environment, since, until")
+                == "unknown parameter '\(name)'; the report route takes by, commission, environment, since, until")
+    }
+
+    /// A parameter given twice is refused: which of its values would count is anybody's guess.
+    @Test func aParameterGivenTwiceIsABadRequest() throws {
+        let harness = try Self.harnessWithTips()
+        let twice = { (name: String, values: [String]) in
+            HTTPQuery(values.map { HTTPQuery.Item(name: name, value: $0) })
+        }
+
+        let report = harness.get("/v1/report", query: twice("by", ["currency", "product"]))
+        let restore = harness.get(
+            "/v1/accounts/\(ServiceHarness.account)/transactions", query: twice("all", ["true", "false"]))
+
+        #expect(report.status == 400)
+        #expect(try jsonObject(report)["message"] as? String == "by is given more than once")
+        #expect(restore.status == 400)
+        #expect(try jsonObject(restore)["message"] as? String == "all is given more than once")
+    }
+
+    /// The routes that take no parameters refuse any, as the query routes refuse those they
+    /// do not take.
+    @Test(arguments: [
+        ("GET", "/healthz", "healthz"), ("GET", "/metrics", "metrics"), ("POST", "/v1/transactions", "transactions"),
+        ("POST", "/v1/notifications", "notifications"),
+    ])
+    func aRouteWithoutParametersRefusesAny(_ method: String, _ path: String, _ route: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.request(method, path, query: ["x": "1"], body: Array("{}".utf8))
+
+        #expect(response.status == 400)
+        let body = try jsonObject(response)
+        #expect(body["error"] as? String == "invalid_parameter")
+        #expect(body["message"] as? String == "unknown parameter 'x'; the \(route) route takes none")
+        #expect(try harness.count("evidence") == 0)
     }
 
     @Test func reportRejectsSinceAfterUntil() throws {
