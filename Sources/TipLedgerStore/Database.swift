@@ -40,12 +40,12 @@ final class Database: @unchecked Sendable {
     /// opens a private in-memory database. `cacheMebibytes` bounds this connection's page cache.
     init(
         path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32,
-        access: Access = .write
+        access openedFor: Access = .write
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
         let mode =
-            switch access {
+            switch openedFor {
             case .write: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
             case .read: SQLITE_OPEN_READWRITE
             case .readOnly: SQLITE_OPEN_READONLY
@@ -61,6 +61,11 @@ final class Database: @unchecked Sendable {
                     code: status, message: "\(path) is a directory, not a ledger",
                     hint: "pass --db with the ledger file's path")
             }
+            if access(path, F_OK) == 0 && access(path, R_OK) != 0 {
+                throw StoreError(
+                    code: status, message: "this user may not read the ledger \(path)",
+                    hint: "run tipledger as the ledger's owner, or let this user read it")
+            }
             throw StoreError(
                 code: status, message: "cannot open the ledger \(path): \(message)",
                 hint: "check that the directory exists and is writable, or pass --db PATH")
@@ -68,7 +73,7 @@ final class Database: @unchecked Sendable {
         self.handle = handle
         self.path = path
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
-        self.openedFor = access
+        self.openedFor = openedFor
         do {
             try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land

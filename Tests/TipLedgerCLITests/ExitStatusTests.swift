@@ -624,6 +624,10 @@ import TipLedgerTestSupport
         ReadOnlyCase(
             name: "read-only empty ledger, to set up", directoryMode: 0o755, fileMode: 0o444, empty: true,
             command: ["migrate"], message: "the ledger ledger/l.sqlite is read-only (SQLite code 8)"),
+        ReadOnlyCase(
+            name: "unreadable ledger", directoryMode: 0o755, fileMode: 0o000, command: ["report"],
+            message: "this user may not read the ledger ledger/l.sqlite (SQLite code 14)",
+            hint: "run tipledger as the ledger's owner, or let this user read it"),
         // Reading a ledger in write-ahead-log mode needs its -shm file, made in the directory.
         ReadOnlyCase(
             name: "read-only directory, to read", directoryMode: 0o555, fileMode: 0o644, command: ["report"],
