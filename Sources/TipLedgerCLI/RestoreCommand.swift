@@ -103,9 +103,13 @@ struct RestoreCommand: Command {
         guard !restore.transactions.isEmpty || !totals.rows.isEmpty else {
             return "\(who): no tips\(restore.totals.isEmpty ? "" : leftOut)\n"
         }
-        var text = "\(who): \(restore.transactions.count) tip\(restore.transactions.count == 1 ? "" : "s")\(leftOut)\n"
-        text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ")
-        text += "\n" + totals.render(indent: "  ")
+        let count = restore.transactions.count
+        let tips = count == 0 ? "no tips listed" : "\(count) tip\(count == 1 ? "" : "s")"
+        var text = "\(who): \(tips)\(leftOut)\n"
+        if count > 0 {
+            text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ") + "\n"
+        }
+        text += totals.render(indent: "  ")
         if countsUnlisted {
             text += "  (the totals include what partly refunded tips still count; --all lists them)\n"
         }

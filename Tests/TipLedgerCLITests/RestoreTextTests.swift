@@ -53,4 +53,37 @@ import Testing
             #expect(!all.out.contains("the totals include"))
         }
     }
+
+    /// An account whose only tip was partly refunded lists none, without a table of no rows,
+    /// and its total says what the refund left.
+    @Test func anAccountOfOnlyAPartlyRefundedTipListsNoneAndItsTotal() async throws {
+        try await TemporaryDirectory.with { directory in
+            let tipledger = EndToEndTests.Runner(directory: directory)
+            try #require(try await tipledger(["testkit", "init", "--out", "keys"]).exited(0))
+            let settings = ["--keys", "keys", "--environment", "Sandbox", "--bundle-id", SharedInputs.bundleId]
+            let signing = try await tipledger(
+                [
+                    "testkit", "transaction", "--account", Self.account, "--price", "4.99", "--purchase-date",
+                    EndToEndTests.iso(Date() - 3600),
+                ] + settings)
+            try #require(signing.exited(0), "\(signing.summary)")
+            let tip = try SignedTip(signing.outLines[0])
+            let refund = try await tipledger.notification(
+                "REFUND", about: tip, at: Date(), ["--revocation-percentage", "50"])
+            let ledger = ["--db", "l.sqlite"] + settings
+            let recording = try await tipledger(["verify"] + ledger, input: .text(tip.token + "\n" + refund + "\n"))
+            try #require(recording.exited(0), "\(recording.summary)")
+
+            let restore = try await tipledger(["restore", "--account", Self.account] + ledger)
+
+            #expect(restore.exited(0), "\(restore.summary)")
+            #expect(
+                restore.outLines == [
+                    "account \(Self.account): no tips listed (refunded and revoked ones left out; --all lists them)",
+                    "  net total  environment  currency",
+                    "      2.495  Sandbox      USD",
+                    "  (the totals include what partly refunded tips still count; --all lists them)",
+                ])
+        }
+    }
 }
