@@ -17,6 +17,7 @@ struct BackupCommand: Command {
     let destination: String
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        _ = try globals.format(allowing: [.text], command: Self.name)
         let paths = try scanner.remainingPositionals()
         guard paths.count == 1 else { throw CLIError.usage("give exactly one destination PATH", command: Self.name) }
         destination = try FileInput.databaseFile(paths[0], for: "the destination PATH", command: Self.name)

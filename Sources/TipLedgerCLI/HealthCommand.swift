@@ -16,6 +16,7 @@ struct HealthCommand: Command {
     let address: ListenAddress
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        _ = try globals.format(allowing: [.text], command: Self.name)
         let text = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
         do {
             address = try ListenAddress(parsing: text)

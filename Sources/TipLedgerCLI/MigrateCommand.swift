@@ -16,7 +16,9 @@ struct MigrateCommand: Command {
 
         """
 
-    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {}
+    init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        _ = try globals.format(allowing: [.text], command: Self.name)
+    }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let (from, to) = try Ledger.migrate(

@@ -69,6 +69,11 @@ struct ReverifyCommand: Command {
             let payloads = checked == 1 ? "stored payload" : "stored payloads"
             context.terminal.line("\(checked) \(payloads) checked, \(failures.count) failed")
         }
+        var hints = RejectionHints()
+        for failure in failures { hints.note(failure.error) }
+        for hint in hints.lines(globals: context.globals) {
+            context.terminal.errorLine("hint: \(hint)")
+        }
         return failures.isEmpty ? .success : .rejected
     }
 }

@@ -47,6 +47,7 @@ struct ServeCommand: Command {
     let finish: Bool
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        _ = try globals.format(allowing: [.text], command: Self.name)
         let listenText = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
         let listen: ListenAddress
         do {

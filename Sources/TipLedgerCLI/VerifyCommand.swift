@@ -54,7 +54,7 @@ struct VerifyCommand: Command {
         var reader = LineReader(
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
         var tally = Tally()
-        var rejections: Set<Rejection> = []
+        var hints = RejectionHints()
         var progress = Progress(terminal: context.terminal, clock: context.clock)
         var outputLost = false
         let pipeline = try makePipeline(verifier, ledger: ledger)
@@ -89,7 +89,7 @@ struct VerifyCommand: Command {
             try pipeline.run(&reader, inputWaits: printPending, inputEnds: inputEnds) { items in
                 for report in try reports(items, verifier: verifier, recorder: recorder, unseen: &unseen) {
                     if case .rejected(let error) = report.body {
-                        rejections.insert(error.isEnvironmentNotAccepted ? .environmentNotAccepted : .other(error.code))
+                        hints.note(error)
                     }
                     switch format {
                     case .json, .csv: report.appendJSON(to: &pending.bytes)
@@ -108,7 +108,7 @@ struct VerifyCommand: Command {
         if outputLost { return .success }
         try reader.checkStandardInputRead()
         if format == .text { context.terminal.line(tally.summary) }
-        for hint in Self.hints(for: rejections, globals: context.globals) {
+        for hint in hints.lines(globals: context.globals) {
             context.terminal.errorLine("hint: \(hint)")
         }
         return tally.rejected > 0 ? .rejected : .success
@@ -148,27 +148,6 @@ struct VerifyCommand: Command {
             pipeline.batchesAhead = 3
         }
         return pipeline
-    }
-
-    /// The kinds of rejection the hints tell apart.
-    enum Rejection: Hashable {
-        case environmentNotAccepted
-        case other(VerificationError.Code)
-    }
-
-    /// What to say, once per run, about rejections that usually mean a missing setting rather
-    /// than a bad token.
-    static func hints(for rejections: Set<Rejection>, globals: GlobalOptions) -> [String] {
-        var hints: [String] = []
-        if rejections.contains(.other(.untrustedChain)) && globals.rootFiles.isEmpty && globals.keysDirectory == nil {
-            hints.append(
-                "only Apple's root is trusted; for tokens signed by testkit or Xcode, pass --keys DIR or --root FILE")
-        }
-        if rejections.contains(.environmentNotAccepted) {
-            let accepted = globals.environments.sorted().map(\.rawValue).joined(separator: ",")
-            hints.append("the accepted environments are \(accepted); list others with --environment")
-        }
-        return hints
     }
 
     /// The batch's reports, after recording its verified payloads with `recorder` (nil: a dry

@@ -58,6 +58,16 @@ import TipLedgerTestSupport
             name: "csv for verify", arguments: ["verify", "--format", "csv"] + sandbox,
             message: "verify prints text or json, not csv"),
         FailingCase(
+            name: "json for backup", arguments: ["backup", "copy.sqlite", "--format", "json"],
+            message: "backup prints text, not json"),
+        FailingCase(
+            name: "json for migrate", arguments: ["migrate", "--format", "json"],
+            message: "migrate prints text, not json"),
+        FailingCase(
+            name: "json for serve", arguments: ["serve", "--format", "json"], message: "serve prints text, not json"),
+        FailingCase(
+            name: "json for health", arguments: ["health", "--format", "json"], message: "health prints text, not json"),
+        FailingCase(
             name: "verify --commit-every 0", arguments: ["verify", "--commit-every", "0"] + sandbox,
             message: "--commit-every must be a whole number from 1 to 1000000, not '0'"),
         FailingCase(
@@ -483,6 +493,17 @@ import TipLedgerTestSupport
             #expect(failure["transactionId"] as? String == id)
             #expect(failure["kind"] as? String == "transaction")
             #expect(failure["error"] as? String == "wrong_bundle_id")
+
+            // Without the testkit chain trusted, the audit ends as verify does, with the hint.
+            let untrusted = try await TipLedgerBinary.run(
+                ["reverify", "--db", "l.sqlite", "--environment", "Sandbox", "--bundle-id", SharedInputs.bundleId],
+                in: directory.path)
+            #expect(untrusted.exited(1), "\(untrusted.summary)")
+            #expect(untrusted.outLines.first?.contains(": untrusted_chain: ") == true, "\(untrusted.out)")
+            #expect(
+                untrusted.errLines == [
+                    "hint: only Apple's root is trusted; for tokens signed by testkit or Xcode, pass --keys DIR or --root FILE"
+                ])
         }
     }
 
