@@ -157,8 +157,8 @@ public struct UnverifiedJWS: Sendable {
     /// The ASCII whitespace allowed around a token: space, tab, CR, LF.
     static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
 
-    /// `text` without the ASCII whitespace (space, tab, CR, LF) around it.
-    static func trimmed(_ text: String) -> String {
+    /// `text` without the ASCII whitespace (space, tab, CR, LF) around it, as a token is read.
+    public static func trimmed(_ text: String) -> String {
         let utf8 = text.utf8
         guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
         var end = utf8.endIndex

@@ -19,6 +19,9 @@ public enum WebhookBody {
                 .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
         }
         let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
+        guard !UnverifiedJWS.trimmed(body).isEmpty else {
+            throw VerificationError(.malformedJWS, "the body is empty; \(shape)")
+        }
         let value: JSONValue
         do {
             value = try JSONParser.parse(body)

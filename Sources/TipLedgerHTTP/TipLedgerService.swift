@@ -231,14 +231,17 @@ public final class TipLedgerService: Sendable {
 
     /// The JWS of a transaction submission: the raw body, or `{"signedTransaction":"..."}`.
     static func signedTransaction(in body: String) throws(VerificationError) -> String {
-        let trimmed = body.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        let shape = #"a transaction is posted as its JWS, or as {"signedTransaction":"<JWS>"}"#
+        let trimmed = UnverifiedJWS.trimmed(body)
+        guard !trimmed.isEmpty else { throw VerificationError(.malformedJWS, "the body is empty; \(shape)") }
         guard trimmed.first == "{" else { return body }
-        guard case .object(let members) = try? JSONParser.parse(body),
-            case .string(let token)? = members["signedTransaction"]
-        else {
-            throw VerificationError(.malformedJWS, "the body has no signedTransaction string")
+        let members = (try? JSONParser.parse(body))?.objectValue
+        if case .string(let token)? = members?["signedTransaction"] { return token }
+        if members?["signedPayload"] != nil {
+            throw VerificationError(
+                .malformedJWS, "the body is a notification's webhook body; post it to /v1/notifications")
         }
-        return token
+        throw VerificationError(.malformedJWS, "the body has no signedTransaction string; \(shape)")
     }
 
     // MARK: Query routes

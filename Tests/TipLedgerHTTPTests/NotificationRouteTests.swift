@@ -61,7 +61,27 @@ import TipLedgerTestSupport
         #expect(
             try jsonObject(shapeless)["message"] as? String
                 == #"the body has no signedPayload string; a notification is posted as {"signedPayload":"<JWS>"}"#)
+        let webhookAsTransaction = harness.post("/v1/transactions", WebhookBody.wrapping(notification))
+        #expect(webhookAsTransaction.status == 422)
+        #expect(
+            try jsonObject(webhookAsTransaction)["message"] as? String
+                == "the body is a notification's webhook body; post it to /v1/notifications")
         #expect(try harness.count("evidence") == 0)
+    }
+
+    /// An empty body is said to be empty, with the shape each route takes.
+    @Test(arguments: [
+        ("/v1/transactions", #"a transaction is posted as its JWS, or as {"signedTransaction":"<JWS>"}"#),
+        ("/v1/notifications", #"a notification is posted as {"signedPayload":"<JWS>"}"#),
+    ])
+    func anEmptyBodyIsSaidToBeEmpty(_ path: String, _ shape: String) throws {
+        let harness = try ServiceHarness()
+        for body in ["", " \r\n"] {
+            let response = harness.post(path, body)
+            #expect(response.status == (path == "/v1/transactions" ? 422 : 400))
+            #expect(try jsonObject(response)["error"] as? String == "malformed_jws")
+            #expect(try jsonObject(response)["message"] as? String == "the body is empty; \(shape)")
+        }
     }
 
     @Test func sameNotificationTwiceIsADuplicateAndAppliesOnce() throws {
