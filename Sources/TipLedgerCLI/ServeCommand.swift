@@ -153,6 +153,10 @@ struct ServeCommand: Command {
             "tipledger \(CLI.version) serving http://\(listen.host):\(server.port) "
                 + "(ledger \(context.globals.databasePath), environments \(environments), "
                 + "bundle ids \(context.globals.bundleIds.joined(separator: ",")))")
+        if apiToken == nil {
+            terminal.errorLine(
+                "no API token: restore and report answer 404; give one with --api-token-file or TIPLEDGER_API_TOKEN")
+        }
 
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}

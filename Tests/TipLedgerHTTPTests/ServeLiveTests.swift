@@ -227,6 +227,10 @@ import TipLedgerTestSupport
         #expect(exit == 0)
         #expect(service.child.errors.text.contains("received signal 2"))
         #expect(!service.child.errors.text.contains(LiveService.apiToken))
+        // Serving without a token says what that leaves out.
+        let notice =
+            "no API token: restore and report answer 404; give one with --api-token-file or TIPLEDGER_API_TOKEN"
+        #expect(service.child.errors.lines.contains(notice) == (source == .none), "\(service.child.errors.text)")
     }
 
     @Test(arguments: ["short-token", "a token with spaces inside"])
