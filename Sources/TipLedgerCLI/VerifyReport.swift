@@ -109,8 +109,9 @@ struct VerifyReport {
             recording = result
             bytes.append(words: "ok", payload.kind.rawValue, payload.environment.rawValue)
             switch payload {
+            // The kind, said first, names what the id that follows is.
             case .transaction(let transaction):
-                bytes.append(words: "transaction", transaction.transactionId ?? "-")
+                bytes.append(words: transaction.transactionId ?? "-")
                 if let product = transaction.payload.productId { bytes.append(words: product) }
             case .notification(let notification):
                 bytes.append(type: notification.rawNotificationType, subtype: notification.payload.rawSubtype)
@@ -121,7 +122,7 @@ struct VerifyReport {
             case .renewalInfo(let renewal):
                 bytes.append(words: "original transaction", renewal.payload.originalTransactionId ?? "-")
             case .appTransaction(let app):
-                bytes.append(words: "app transaction", app.payload.appTransactionId ?? "-")
+                bytes.append(words: app.payload.appTransactionId ?? "-")
             }
         case .known(let known):
             recording = known.result
@@ -131,7 +132,7 @@ struct VerifyReport {
                 bytes.append(words: known.notificationUUID ?? "-")
                 if let id = known.result.transactionId { bytes.append(words: "transaction", id) }
             } else {
-                bytes.append(words: "transaction", known.result.transactionId ?? "-")
+                bytes.append(words: known.result.transactionId ?? "-")
                 if let product = known.productId { bytes.append(words: product) }
             }
         }

@@ -208,9 +208,9 @@ import TipLedgerTestSupport
             #expect(result.err.isEmpty)
             #expect(
                 result.outLines == [
-                    "line 1: ok transaction Sandbox transaction 2000001024998954 com.getsession.org.pro_sub verified",
+                    "line 1: ok transaction Sandbox 2000001024998954 com.getsession.org.pro_sub verified",
                     "line 2: rejected malformed_jws (INVALID_JWT_FORMAT): a JWS has exactly three parts separated by '.'",
-                    "line 3: ok transaction Sandbox transaction 2000001024998954 com.getsession.org.pro_sub verified",
+                    "line 3: ok transaction Sandbox 2000001024998954 com.getsession.org.pro_sub verified",
                     "3 lines: 2 accepted, 1 rejected",
                 ])
         }

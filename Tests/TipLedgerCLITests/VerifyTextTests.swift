@@ -62,7 +62,7 @@ import Testing
             words += [field("notificationType") + (subtype.map { "/\($0)" } ?? ""), field("notificationUUID")]
             if let id = result["transactionId"] as? String { words.append("transaction \(id)") }
         } else {
-            words.append("transaction \(field("transactionId"))")
+            words.append(field("transactionId"))
             if let product = result["productId"] as? String { words.append(product) }
         }
         words.append(field("outcome"))
