@@ -118,10 +118,12 @@ struct RecordWriter {
         // notification can carry the very token the app submits later without recording its
         // transaction (e.g. a renewal).
         if evidence.isNew || current == nil {
+            // A transaction the app submits without a signedDate may be of any age: it counts
+            // as older than any signed information (0), so it may make a new row but never
+            // undoes a refund, nor makes a later payload look stale.
             let (change, after) = try apply(
-                transaction, before: current, evidenceId: evidence.id, source: "client", revokes: false,
-                mayInsert: true,
-                finished: finish)
+                transaction, undatedAt: 0, before: current, evidenceId: evidence.id, source: "client", revokes: false,
+                mayInsert: true, finished: finish)
             current = after
             switch change {
             case .inserted: outcome = .recorded
@@ -228,8 +230,13 @@ struct RecordWriter {
             transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
         let evidenceId = nestedEvidence.id
         let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
+        // Signed transaction info without a signedDate is as new as the notification that
+        // carries it: the App Store's state when it signed that (or, undated too, no later
+        // than now).
+        let undatedAt = notification.payload.signedDate?.wholeMilliseconds ?? now
         let (change, _) = try apply(
-            nested, before: row, evidenceId: evidenceId, source: uuid, revokes: type == .revoke, mayInsert: mayInsert)
+            nested, undatedAt: undatedAt, before: row, evidenceId: evidenceId, source: uuid, revokes: type == .revoke,
+            mayInsert: mayInsert)
         switch change {
         case .inserted(let event): return NotificationEffect(name: "recorded_\(event)", changed: true)
         case .updated(let event): return NotificationEffect(name: event, changed: true)
@@ -277,17 +284,16 @@ struct RecordWriter {
     /// (`existingRow(of:)`), nil when there is none. Returns the change and the row's amounts
     /// after it (nil when there is no row). A new row is inserted already finished when
     /// `finished` is true (the app submitted and delivered it).
+    ///
+    /// Payloads are ordered by their own signedDate; one without is placed at `undatedAt`.
     private func apply(
-        _ transaction: VerifiedTransaction, before: Amounts?, evidenceId: Int64, source: String, revokes: Bool,
-        mayInsert: Bool, finished: Bool = false
+        _ transaction: VerifiedTransaction, undatedAt: Int64, before: Amounts?, evidenceId: Int64, source: String,
+        revokes: Bool, mayInsert: Bool, finished: Bool = false
     ) throws -> (Change, Amounts?) {
         guard let transactionId = transaction.transactionId else { return (.unknown, nil) }
         let payload = transaction.payload
         let environment = transaction.environment.rawValue
-        // Ordered by the payload's own signedDate. One without (the verifier then checked it at
-        // the current time) counts as older than any signed one, 0: it may make a new row but
-        // never undoes newer signed information, nor makes a later payload look stale.
-        let signedDate = payload.signedDate?.wholeMilliseconds ?? 0
+        let signedDate = payload.signedDate?.wholeMilliseconds ?? undatedAt
         let revoked = revokes || payload.revocationType == .familyRevoke
         if before == nil {
             guard mayInsert else { return (.unknown, nil) }

@@ -88,12 +88,8 @@ import TipLedgerTestSupport
         var fields = TestTransaction(
             transactionId: id, bundleId: "com.example.tips", productId: "com.example.tips.small", price: 990,
             currency: "USD", environment: "Sandbox", purchaseDate: reference - 3 * hour, appAccountToken: account)
-        fields.signedDate = -1
-        let json = String(decoding: fields.payloadJSON, as: UTF8.self)
-        let withoutDate = json.replacingOccurrences(of: #""signedDate":-1,"#, with: "")
-            .replacingOccurrences(of: #","signedDate":-1"#, with: "")
-        try #require(!withoutDate.contains("signedDate"), "\(json)")
-        return try JWSSigner(pki: TestChains.standard).sign(payload: Array(withoutDate.utf8))
+        fields.omitsSignedDate = true
+        return try JWSSigner(pki: TestChains.standard).sign(payload: fields.payloadJSON)
     }
 
     /// A payload without a signedDate counts as older than any signed one: it does not undo a
@@ -130,6 +126,38 @@ import TipLedgerTestSupport
                 around: try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)))
 
         #expect(refund == RecordResult(outcome: .applied, transactionId: id, state: .refunded, finished: true))
+        #expect(try store.transaction(id)?.net == 0)
+    }
+
+    /// Signed transaction info without a signedDate, inside a notification, is as new as the
+    /// notification: a refund so signed is applied over the purchase signed before it.
+    @Test func aRefundWhoseTransactionHasNoSignedDateIsApplied() throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)
+        try store.record(purchase)
+
+        let result = try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference - hour, around: purchase
+            ) { $0.omitsSignedDate = true })
+
+        #expect(result == RecordResult(outcome: .applied, transactionId: id, state: .refunded, finished: true))
+        #expect(try store.transaction(id)?.signedDate == reference - hour)
+    }
+
+    /// A refund of a transaction not seen yet, its info undated, is as new as its
+    /// notification: the purchase the app submits afterwards, signed before it, does not undo it.
+    @Test func aPurchaseSignedBeforeAnUndatedRefundDoesNotUndoIt() throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference - hour, around: purchase
+            ) { $0.omitsSignedDate = true })
+
+        let late = try store.record(purchase)
+
+        #expect(late.state == .refunded)
         #expect(try store.transaction(id)?.net == 0)
     }
 

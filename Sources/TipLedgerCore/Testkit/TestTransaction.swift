@@ -21,6 +21,8 @@ public struct TestTransaction: Sendable {
     public var purchaseDate: Int64
     /// Milliseconds since 1970; defaults to `purchaseDate`.
     public var signedDate: Int64
+    /// Leaves `signedDate` out of the payload, as some of Apple's older payloads do.
+    public var omitsSignedDate = false
     public var appAccountToken: String?
     public var appTransactionId: String?
     public var inAppOwnershipType = InAppOwnershipType.purchased.rawValue
@@ -63,7 +65,7 @@ public struct TestTransaction: Sendable {
             payload.field("type", type)
             payload.optionalField("appAccountToken", appAccountToken)
             payload.field("inAppOwnershipType", inAppOwnershipType)
-            payload.field("signedDate", signedDate)
+            if !omitsSignedDate { payload.field("signedDate", signedDate) }
             payload.optionalField("revocationReason", revocationReason.map(Int64.init))
             payload.optionalField("revocationDate", revocationDate)
             payload.optionalField("revocationType", revocationType)
