@@ -32,8 +32,16 @@ final class Database: @unchecked Sendable {
         case write
         /// Read the file as it is (a backup keeps its rollback journal); write only to migrate.
         case read
-        /// Read the file as it is, never writing (`SQLITE_OPEN_READONLY`).
+        /// Read the file as it is, never writing (`SQLITE_OPEN_READONLY`), through the -wal and
+        /// -shm files a connection that writes keeps beside it.
         case readOnly
+        /// Read a file no connection has open (no -wal file beside it), creating nothing beside
+        /// it and taking no locks: SQLite's `immutable=1`. Files this user made beside a ledger
+        /// it may not write would keep the ledger's owner from writing it.
+        case snapshot
+
+        /// Whether the connection may write the file (to migrate it, at least).
+        var mayWrite: Bool { self == .write || self == .read }
     }
 
     /// Opens the database at `path` for `access` (`.write` creates it when missing); `:memory:`
@@ -49,9 +57,11 @@ final class Database: @unchecked Sendable {
             case .write: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
             case .read: SQLITE_OPEN_READWRITE
             case .readOnly: SQLITE_OPEN_READONLY
+            case .snapshot: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
             }
         let flags = mode | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        let name = openedFor == .snapshot ? Self.immutableURI(path) : path
+        let status = sqlite3_open_v2(name, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
@@ -123,6 +133,21 @@ final class Database: @unchecked Sendable {
         default:
             return error
         }
+    }
+
+    /// `file:PATH?immutable=1`, with the characters a URI's path cannot hold as they are
+    /// percent-encoded (https://sqlite.org/uri.html).
+    private static func immutableURI(_ path: String) -> String {
+        // One leading slash at most: "file://x" would name a host.
+        let rooted = path.hasPrefix("/") ? "/" + path.drop { $0 == "/" } : path
+        var uri = "file:"
+        for character in rooted.unicodeScalars {
+            switch character {
+            case "%", "?", "#": uri += "%" + String(character.value, radix: 16, uppercase: true)
+            default: uri.unicodeScalars.append(character)
+            }
+        }
+        return uri + "?immutable=1"
     }
 
     /// Process-wide SQLite settings, applied once before the first connection opens.

@@ -58,15 +58,14 @@ public final class Ledger: Sendable {
         reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
-        let access: Database.Access =
-            !reading || path == ":memory:" ? .write : isWritable(path) ? .read : .readOnly
+        let access = reading && path != ":memory:" ? Self.readingAccess(path) : .write
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
         try Migrator.migrate(database, upgrading: upgrading)
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
         }
-        guard access != .readOnly else {
+        guard access.mayWrite else {
             // Nothing to checkpoint: this process writes nothing.
             return Ledger(
                 path: path, connection: LockedDatabase(database),
@@ -86,10 +85,22 @@ public final class Ledger: Sendable {
             checkpointer: checkpointer, clock: clock)
     }
 
-    /// Whether this user may write the file at `path` and the directory it is in, where SQLite
-    /// keeps the journal or the -wal and -shm files.
-    private static func isWritable(_ path: String) -> Bool {
-        access(path, W_OK) == 0 && access(directory(of: path), W_OK) == 0
+    /// How to open the ledger at `path` to read it: as it is when this user may write the file
+    /// and the directory SQLite keeps the journal or the -wal and -shm files in (beside the
+    /// file a symbolic link leads to); otherwise read-only, through the -wal and -shm files of
+    /// a connection that has it open, or, when none has, as an immutable snapshot that creates
+    /// no file beside it.
+    private static func readingAccess(_ path: String) -> Database.Access {
+        let file = resolved(path)
+        if access(file, W_OK) == 0 && access(directory(of: file), W_OK) == 0 { return .read }
+        return access(file + "-wal", F_OK) == 0 ? .readOnly : .snapshot
+    }
+
+    /// `path` with its symbolic links followed (`realpath(3)`), or as it is when that fails.
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// The directory a file is in: "." for a bare name.
@@ -173,7 +184,7 @@ public final class Ledger: Sendable {
     /// other processes use it. The destination must not exist.
     public func backup(to destination: String) throws {
         _ = try withReader { database in
-            guard database.openedFor != .readOnly else {
+            guard database.openedFor.mayWrite else {
                 // SQLite 3.40 refuses it: "table vacuum_db.transactions has 25 columns but 29
                 // values were supplied" (the generated columns), on a read-only connection only.
                 throw StoreError(

@@ -41,7 +41,7 @@ enum Migrator {
         }
         let pending = migrations.filter { $0.version > current }
         guard !pending.isEmpty else { return (current, current) }
-        guard database.openedFor != .readOnly else {
+        guard database.openedFor.mayWrite else {
             throw StoreError(
                 code: 0,
                 message: "the ledger \(database.path) has schema version \(current), older than this "

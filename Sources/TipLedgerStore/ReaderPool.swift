@@ -30,7 +30,7 @@ final class ReaderPool: Sendable {
             try taken
             ?? Database(
                 path: path, busyTimeoutMilliseconds: busyTimeoutMilliseconds, cacheMebibytes: 2,
-                access: access == .readOnly ? .readOnly : .read)
+                access: access.mayWrite ? .read : access)
         defer {
             idle.withLock { idle in
                 if idle.count < capacity { idle.append(database) }

@@ -649,12 +649,6 @@ import TipLedgerTestSupport
             name: "unreadable ledger", directoryMode: 0o755, fileMode: 0o000, command: ["report"],
             message: "this user may not read the ledger ledger/l.sqlite (SQLite code 14)",
             hint: "run tipledger as the ledger's owner, or let this user read it"),
-        // Reading a ledger in write-ahead-log mode needs its -shm file, made in the directory.
-        ReadOnlyCase(
-            name: "read-only directory, to read", directoryMode: 0o555, fileMode: 0o644, command: ["report"],
-            message: "the directory of the ledger ledger/l.sqlite is read-only, and SQLite reads a ledger in "
-                + "write-ahead-log mode through a -shm file it creates there (SQLite code 1544)",
-            hint: "make the directory writable by this user, or read a copy of the ledger"),
     ]
 
     @Test(
@@ -701,16 +695,26 @@ import TipLedgerTestSupport
         try #require(verify.exited(0), "\(verify.summary)")
     }
 
-    /// The commands that only read a ledger read one this user may not write, and leave it as
-    /// it is: in write-ahead-log mode in a writable directory, or a backup (rollback journal)
-    /// where neither it nor its directory may be written.
-    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"), arguments: [false, true])
-    func aLedgerThisUserMayNotWriteIsRead(fromABackupInAReadOnlyDirectory: Bool) async throws {
+    /// A ledger this user may not write, as an auditor may be given one.
+    enum ReadOnlyCopy: String, CaseIterable, Sendable {
+        /// A ledger in write-ahead-log mode, read-only, in a directory this user may write.
+        case readOnlyFile
+        /// The same in a read-only directory.
+        case readOnlyDirectory
+        /// A backup (rollback journal), read-only, in a read-only directory.
+        case backupInReadOnlyDirectory
+    }
+
+    /// The commands that only read a ledger read one this user may not write, leave it as it
+    /// is, and make no file beside it (files of this user there would keep the ledger's owner
+    /// from writing it).
+    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"), arguments: ReadOnlyCopy.allCases)
+    func aLedgerThisUserMayNotWriteIsRead(_ copy: ReadOnlyCopy) async throws {
         try await TemporaryDirectory.with { directory in
             try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
             let folder = directory.file("ledger")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-            if fromABackupInAReadOnlyDirectory {
+            if copy == .backupInReadOnlyDirectory {
                 let backup = try await TipLedgerBinary.run(
                     ["backup", "--db", "l.sqlite", "ledger/l.sqlite"], in: directory.path)
                 try #require(backup.exited(0), "\(backup.summary)")
@@ -719,7 +723,7 @@ import TipLedgerTestSupport
             }
             let files = FileManager.default
             try files.setAttributes([.posixPermissions: 0o444], ofItemAtPath: folder + "/l.sqlite")
-            if fromABackupInAReadOnlyDirectory {
+            if copy != .readOnlyFile {
                 try files.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder)
             }
             defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder) }
@@ -742,6 +746,28 @@ import TipLedgerTestSupport
                 backup, containing: "cannot back up ledger/l.sqlite: this user may not write it or its directory",
                 hint: true)
             #expect(try directory.read("ledger/l.sqlite") == before, "the ledger is left as it was")
+            #expect(try files.contentsOfDirectory(atPath: folder) == ["l.sqlite"])
+        }
+    }
+
+    /// A ledger reached through a symbolic link is written where the link leads: one in a
+    /// read-only directory, leading to a ledger this user may write, is backed up.
+    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"))
+    func aLedgerReachedThroughALinkInAReadOnlyDirectoryIsBackedUp() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
+            let links = directory.file("links")
+            let files = FileManager.default
+            try files.createDirectory(atPath: links, withIntermediateDirectories: false)
+            try files.createSymbolicLink(atPath: links + "/l.sqlite", withDestinationPath: "../l.sqlite")
+            try files.setAttributes([.posixPermissions: 0o555], ofItemAtPath: links)
+            defer { try? files.setAttributes([.posixPermissions: 0o755], ofItemAtPath: links) }
+
+            let backup = try await Self.runBoundByPermissions(
+                ["backup", "--db", "links/l.sqlite", "copy.sqlite"], in: directory.path)
+
+            #expect(backup.exited(0), "\(backup.summary)")
+            #expect(try Ledger.open(path: directory.file("copy.sqlite")).integrityCheck() == "ok")
         }
     }
 
