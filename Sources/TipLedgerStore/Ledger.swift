@@ -23,10 +23,14 @@ public final class Ledger: Sendable {
     /// Copies committed pages from the write-ahead log into the database file on its own thread,
     /// so the writer does not stop for it. Nil for an in-memory ledger.
     let checkpointer: Checkpointer?
+    /// Set when the ledger is read as an immutable snapshot: every read is checked against it.
+    let snapshot: SnapshotGuard?
 
     private init(
-        path: String, connection: LockedDatabase, readers: ReaderPool?, checkpointer: Checkpointer?, clock: WallClock
+        path: String, connection: LockedDatabase, readers: ReaderPool?, checkpointer: Checkpointer?, clock: WallClock,
+        snapshot: SnapshotGuard? = nil
     ) {
+        self.snapshot = snapshot
         self.path = path
         self.clock = clock
         self.connection = connection
@@ -58,9 +62,14 @@ public final class Ledger: Sendable {
         reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
-        let access = reading && path != ":memory:" ? Self.readingAccess(path) : .write
+        let access = reading && path != ":memory:" ? try Self.readingAccess(path) : .write
+        let snapshot = access == .snapshot ? SnapshotGuard(file: resolved(path), path: path) : nil
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
-        try Migrator.migrate(database, upgrading: upgrading)
+        if let snapshot {
+            _ = try snapshot.reading { try Migrator.migrate(database, upgrading: upgrading) }
+        } else {
+            try Migrator.migrate(database, upgrading: upgrading)
+        }
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
@@ -70,7 +79,7 @@ public final class Ledger: Sendable {
             return Ledger(
                 path: path, connection: LockedDatabase(database),
                 readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),
-                checkpointer: nil, clock: clock)
+                checkpointer: nil, clock: clock, snapshot: snapshot)
         }
         // The writer no longer checkpoints as it commits; the checkpointer does, once the log
         // has grown enough.
@@ -90,10 +99,17 @@ public final class Ledger: Sendable {
     /// file a symbolic link leads to); otherwise read-only, through the -wal and -shm files of
     /// a connection that has it open, or, when none has, as an immutable snapshot that creates
     /// no file beside it.
-    private static func readingAccess(_ path: String) -> Database.Access {
+    private static func readingAccess(_ path: String) throws(StoreError) -> Database.Access {
         let file = resolved(path)
         if access(file, W_OK) == 0 && access(directory(of: file), W_OK) == 0 { return .read }
-        return access(file + "-wal", F_OK) == 0 ? .readOnly : .snapshot
+        guard access(file + "-wal", F_OK) == 0 else { return .snapshot }
+        // SQLite would make the -shm file itself, this user's, and the owner could not write.
+        guard access(file + "-shm", R_OK) == 0 else {
+            throw StoreError(
+                code: 0, message: "the ledger \(path) has a -wal file but no -shm file this user can read",
+                hint: "let its owner open it once (tipledger migrate), or read a copy of the ledger")
+        }
+        return .readOnly
     }
 
     /// `path` with its symbolic links followed (`realpath(3)`), or as it is when that fails.
@@ -153,13 +169,15 @@ public final class Ledger: Sendable {
 
     /// Runs `body` with the writing connection, holding its lock.
     func withDatabase<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
-        try connection.withLock(body)
+        guard let snapshot else { return try connection.withLock(body) }
+        return try snapshot.reading { try connection.withLock(body) }
     }
 
     /// Runs `body` with a query connection (the writing one for an in-memory ledger).
     func withReader<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         guard let readers else { return try connection.withLock(body) }
-        return try readers.with(body)
+        guard let snapshot else { return try readers.with(body) }
+        return try snapshot.reading { try readers.with(body) }
     }
 
     /// `PRAGMA integrity_check`'s answer: "ok" for a sound file.

@@ -231,9 +231,9 @@ struct RecordWriter {
         let evidenceId = nestedEvidence.id
         let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)
         // Signed transaction info without a signedDate is as new as the notification that
-        // carries it: the App Store's state when it signed that (or, undated too, no later
-        // than now).
-        let undatedAt = notification.payload.signedDate?.wholeMilliseconds ?? now
+        // carries it: the App Store's state when it signed that. Undated too, it shows no time
+        // and counts as the oldest, as a transaction the app submits undated does.
+        let undatedAt = notification.payload.signedDate?.wholeMilliseconds ?? 0
         let (change, _) = try apply(
             nested, undatedAt: undatedAt, before: row, evidenceId: evidenceId, source: uuid, revokes: type == .revoke,
             mayInsert: mayInsert)

@@ -750,6 +750,27 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A -wal file without its -shm beside a ledger this user may not write: reading it would
+    /// make the -shm file, this user's, which would keep the owner from writing; it is refused.
+    @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"))
+    func aReadOnlyLedgerWithALogButNoSharedMemoryFileIsRefused() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            _ = try directory.write("", to: "l.sqlite-wal")
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o444], ofItemAtPath: directory.file("l.sqlite"))
+
+            let report = try await Self.runBoundByPermissions(["report", "--db", "l.sqlite"], in: directory.path)
+
+            #expect(report.exited(74), "\(report.summary)")
+            Self.expectErrorLines(
+                report, containing: "the ledger l.sqlite has a -wal file but no -shm file this user can read",
+                hint: true)
+            #expect(!directory.exists("l.sqlite-shm"))
+        }
+    }
+
     /// A ledger reached through a symbolic link is written where the link leads: one in a
     /// read-only directory, leading to a ledger this user may write, is backed up.
     @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"))

@@ -161,6 +161,30 @@ import TipLedgerTestSupport
         #expect(try store.transaction(id)?.net == 0)
     }
 
+    /// A refund with no date at all, neither its notification's nor its transaction's, shows
+    /// no time: arriving after a dated reversal, it does not undo it (SPEC 4), and two such
+    /// notifications end the same whether recorded together or apart.
+    @Test func anUndatedRefundDoesNotUndoADatedReversal() throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id, purchaseDate: reference - 4 * hour)
+        try store.record(purchase)
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference - 3 * hour, around: purchase))
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND_REVERSED", uuid: TestChains.uuid(2), signedDate: reference - hour, around: purchase))
+
+        let late = try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(3), around: purchase, omitsSignedDate: true
+            ) { $0.omitsSignedDate = true })
+
+        #expect(late.state == .finished)
+        #expect(try store.transaction(id)?.net == 990)
+        #expect(try store.transaction(id)?.signedDate == reference - hour)
+    }
+
     /// The purchase, a refund an hour later, its reversal three hours later and another refund
     /// (its own UUID) signed two hours later; signed once for every ordering below.
     static let history: [String] = {

@@ -37,12 +37,14 @@ extension TestChains {
         type: String, subtype: String? = nil, uuid: String, signedDate: Int64 = referenceMilliseconds,
         around transaction: String? = nil, pki: TestPKI = standard, environment: String = "Sandbox",
         bundleId: String = "com.example.tips", revocationReason: Int32 = 0, revocationPercentage: Int32? = nil,
-        consumptionReason: String = "UNINTENDED_PURCHASE", edit: (inout TestTransaction) -> Void = { _ in }
+        consumptionReason: String = "UNINTENDED_PURCHASE", omitsSignedDate: Bool = false,
+        edit: (inout TestTransaction) -> Void = { _ in }
     ) throws -> String {
         let signer = JWSSigner(pki: pki)
         var notification = TestNotification(
             notificationType: type, subtype: subtype, notificationUUID: uuid, signedDate: signedDate,
             environment: environment, bundleId: bundleId, appAppleId: appAppleId)
+        notification.omitsSignedDate = omitsSignedDate
         if let transaction {
             var fields = try TestTransaction(resigning: transaction)
             fields.adjust(

@@ -8,6 +8,8 @@ public struct TestNotification: Sendable {
     public var notificationUUID: String
     /// Milliseconds since 1970.
     public var signedDate: Int64
+    /// Leaves `signedDate` out of the payload, as some of Apple's older notifications do.
+    public var omitsSignedDate = false
     public var environment: String
     public var bundleId: String
     public var appAppleId: Int64?
@@ -46,7 +48,7 @@ public struct TestNotification: Sendable {
                 data.optionalField("consumptionRequestReason", consumptionRequestReason)
             }
             payload.field("version", "2.0")
-            payload.field("signedDate", signedDate)
+            if !omitsSignedDate { payload.field("signedDate", signedDate) }
         }
         return writer.bytes
     }
