@@ -19,7 +19,8 @@ public enum WebhookBody {
                 .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
         }
         let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
-        guard !UnverifiedJWS.trimmed(body).isEmpty else {
+        let trimmed = UnverifiedJWS.trimmed(body)
+        guard !trimmed.isEmpty else {
             throw VerificationError(.malformedJWS, "the body is empty; \(shape)")
         }
         let value: JSONValue
@@ -27,7 +28,7 @@ public enum WebhookBody {
             value = try JSONParser.parse(body)
         } catch {
             // A bare token is the likeliest mistake: it starts with the base64url of `{"`.
-            let bare = UnverifiedJWS.trimmed(body).hasPrefix("eyJ")
+            let bare = trimmed.hasPrefix("eyJ")
             throw VerificationError(
                 .malformedJWS, bare ? "the body is a bare JWS; \(shape)" : "the body is not JSON: \(error)")
         }

@@ -62,14 +62,11 @@ public final class Ledger: Sendable {
         reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
-        let access = reading && path != ":memory:" ? try Self.readingAccess(path) : .write
-        let snapshot = access == .snapshot ? SnapshotGuard(file: resolved(path), path: path) : nil
+        let file = reading && path != ":memory:" ? resolved(path) : nil
+        let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
+        let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
-        if let snapshot {
-            _ = try snapshot.reading { try Migrator.migrate(database, upgrading: upgrading) }
-        } else {
-            try Migrator.migrate(database, upgrading: upgrading)
-        }
+        _ = try snapshot.guarding { try Migrator.migrate(database, upgrading: upgrading) }
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
@@ -94,13 +91,13 @@ public final class Ledger: Sendable {
             checkpointer: checkpointer, clock: clock)
     }
 
-    /// How to open the ledger at `path` to read it: as it is when this user may write the file
+    /// How to open the ledger at `file` (`path` with its links followed) to read it: as it is
+    /// when this user may write the file
     /// and the directory SQLite keeps the journal or the -wal and -shm files in (beside the
     /// file a symbolic link leads to); otherwise read-only, through the -wal and -shm files of
     /// a connection that has it open, or, when none has, as an immutable snapshot that creates
     /// no file beside it.
-    private static func readingAccess(_ path: String) throws(StoreError) -> Database.Access {
-        let file = resolved(path)
+    private static func readingAccess(_ file: String, named path: String) throws(StoreError) -> Database.Access {
         if access(file, W_OK) == 0 && access(directory(of: file), W_OK) == 0 { return .read }
         guard access(file + "-wal", F_OK) == 0 else { return .snapshot }
         // SQLite would make the -shm file itself, this user's, and the owner could not write.
@@ -169,15 +166,13 @@ public final class Ledger: Sendable {
 
     /// Runs `body` with the writing connection, holding its lock.
     func withDatabase<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
-        guard let snapshot else { return try connection.withLock(body) }
-        return try snapshot.reading { try connection.withLock(body) }
+        try snapshot.guarding { try connection.withLock(body) }
     }
 
     /// Runs `body` with a query connection (the writing one for an in-memory ledger).
     func withReader<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         guard let readers else { return try connection.withLock(body) }
-        guard let snapshot else { return try readers.with(body) }
-        return try snapshot.reading { try readers.with(body) }
+        return try snapshot.guarding { try readers.with(body) }
     }
 
     /// `PRAGMA integrity_check`'s answer: "ok" for a sound file.

@@ -55,3 +55,11 @@ struct SnapshotGuard: Sendable {
         return try result.get()
     }
 }
+
+extension SnapshotGuard? {
+    /// `body`'s result, checked by the guard when there is one (`SnapshotGuard.reading`).
+    func guarding<Result>(_ body: () throws -> Result) throws -> Result {
+        guard let self else { return try body() }
+        return try self.reading(body)
+    }
+}
