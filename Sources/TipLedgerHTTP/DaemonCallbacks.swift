@@ -134,8 +134,7 @@ enum DaemonCallbacks {
     }
 
     private static let ambiguousFramingResponse = HTTPResponse.error(
-        status: 400, code: "bad_request",
-        message: "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
+        .badRequest, "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
 
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.
@@ -189,14 +188,11 @@ enum DaemonCallbacks {
     // MARK: - Responses
 
     private static func tooLargeResponse(_ context: DaemonContext) -> HTTPResponse {
-        .error(
-            status: 413, code: "body_too_large",
-            message: "the request body is larger than \(context.maximumBodyBytes) bytes")
+        .error(.bodyTooLarge, "the request body is larger than \(context.maximumBodyBytes) bytes")
     }
 
     /// The answer sent in place of a response the adapter cannot send faithfully.
-    private static let internalErrorResponse = HTTPResponse.error(
-        status: 500, code: "internal_error", message: "internal error")
+    private static let internalErrorResponse = HTTPResponse.error(.internalError, "internal error")
 
     /// Header fields the server derives from the body itself.
     private static let framingFields = ["Content-Length", "Transfer-Encoding"]

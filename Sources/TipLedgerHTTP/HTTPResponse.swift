@@ -52,6 +52,11 @@ public struct HTTPResponse: Sendable, Equatable {
         }
     }
 
+    /// One of the service's own errors, sent with the status its code stands for.
+    public static func error(_ code: ServiceErrorCode, _ message: String) -> HTTPResponse {
+        error(status: code.status, code: code.rawValue, message: message)
+    }
+
     /// The body decoded as UTF-8, invalid sequences replaced.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

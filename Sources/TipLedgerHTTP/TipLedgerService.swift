@@ -134,13 +134,15 @@ public final class TipLedgerService: Sendable {
                 ? parameterless { .text(metrics.render(), contentType: "text/plain; version=0.0.4") }
                 : Self.methodNotAllowed("GET")
         case .unknown:
-            response = .error(status: 404, code: "not_found", message: "no such resource")
+            response = Self.notFound
         }
         return (route.name, response)
     }
 
+    private static let notFound = HTTPResponse.error(.notFound, "no such resource")
+
     private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
-        var response = HTTPResponse.error(status: 405, code: "method_not_allowed", message: "use \(allowed)")
+        var response = HTTPResponse.error(.methodNotAllowed, "use \(allowed)")
         response.headers.set("Allow", allowed == "GET" ? "GET, HEAD" : allowed)
         return response
     }
@@ -250,7 +252,7 @@ public final class TipLedgerService: Sendable {
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
     /// HEAD, and needs the token.
     private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let apiToken else { return .error(status: 404, code: "not_found", message: "no such resource") }
+        guard let apiToken else { return Self.notFound }
         return method == "GET" ? authorized(request, token: apiToken, body) : Self.methodNotAllowed("GET")
     }
 
@@ -267,8 +269,7 @@ public final class TipLedgerService: Sendable {
             && zip(header, prefix).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
         let given = hasPrefix ? Array(header.dropFirst(prefix.count)) : []
         guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
-            var response = HTTPResponse.error(
-                status: 401, code: "unauthorized", message: "a valid bearer token is required")
+            var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
             response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
             return response
         }
@@ -277,7 +278,7 @@ public final class TipLedgerService: Sendable {
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
         guard UUID(uuidString: account) != nil else {
-            return .error(status: 400, code: "invalid_account", message: "the account is an appAccountToken UUID")
+            return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
         if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {
             return refusal
@@ -288,8 +289,7 @@ public final class TipLedgerService: Sendable {
             case "1", "true", "yes": includeAll = true
             case "0", "false", "no": includeAll = false
             default:
-                return .error(
-                    status: 400, code: "invalid_parameter", message: "all takes true or false (1/0, yes/no)")
+                return .error(.invalidParameter, "all takes true or false (1/0, yes/no)")
             }
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
@@ -316,12 +316,10 @@ public final class TipLedgerService: Sendable {
             guard parameters.contains(item.name) else {
                 let takes = parameters.isEmpty ? "none" : parameters.sorted().joined(separator: ", ")
                 return .error(
-                    status: 400, code: "invalid_parameter",
-                    message: "unknown parameter '\(item.name.prefix(40))'; the \(route) route takes \(takes)")
+                    .invalidParameter, "unknown parameter '\(item.name.prefix(40))'; the \(route) route takes \(takes)")
             }
             guard seen.insert(item.name).inserted else {
-                return .error(
-                    status: 400, code: "invalid_parameter", message: "\(item.name) is given more than once")
+                return .error(.invalidParameter, "\(item.name) is given more than once")
             }
         }
         return nil
@@ -342,7 +340,7 @@ public final class TipLedgerService: Sendable {
     }
 
     private static let badEnvironmentList = HTTPResponse.error(
-        status: 400, code: "invalid_parameter", message: "environment lists Production, Sandbox, Xcode")
+        .invalidParameter, "environment lists Production, Sandbox, Xcode")
 
     private func report(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {
@@ -359,7 +357,7 @@ public final class TipLedgerService: Sendable {
                 try ReportQuery.commissionRate(text)
             }
         } catch {
-            return .error(status: 400, code: "invalid_parameter", message: "\(error.parameter) takes \(error.expected)")
+            return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
         }
         do {
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
@@ -394,8 +392,7 @@ public final class TipLedgerService: Sendable {
     /// the log, never into the response.
     private func unavailable(_ error: any Error) -> HTTPResponse {
         log("ledger error: \(error)")
-        var response = HTTPResponse.error(
-            status: 503, code: "unavailable", message: "the ledger is busy or unavailable; retry later")
+        var response = HTTPResponse.error(.unavailable, "the ledger is busy or unavailable; retry later")
         response.headers.set("Retry-After", "1")
         return response
     }
