@@ -12,7 +12,8 @@ struct FinishCommand: Command {
         Marks each transaction finished, as the app does with Transaction.finish() once it has
         delivered the tip. Finishing twice is harmless. With --environment (or
         TIPLEDGER_ENVIRONMENT), only transactions of those environments are matched; otherwise
-        any environment.
+        any environment. Prints one line per id and environment holding it, with the
+        environment.
 
         Exit status 1 when an id is not in the ledger.
 
@@ -37,21 +38,24 @@ struct FinishCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.update)
-        let outcomes = try ledger.finish(transactionIds, environments: environments)
-        for (id, outcome) in outcomes {
+        let results = try ledger.finish(transactionIds, environments: environments)
+        for result in results {
             switch format {
             case .json, .csv:
                 var writer = JSONWriter()
                 writer.object {
-                    $0.field("transactionId", id)
-                    $0.field("outcome", outcome.rawValue)
+                    $0.field("transactionId", result.transactionId)
+                    if let environment = result.environment { $0.field("environment", environment.rawValue) }
+                    $0.field("outcome", result.outcome.rawValue)
                 }
                 context.terminal.line(writer.text)
             case .text:
-                context.terminal.line("\(id): \(outcome.rawValue.replacingUnderscores())")
+                let environment = result.environment.map { " (\($0.rawValue))" } ?? ""
+                context.terminal.line(
+                    "\(result.transactionId)\(environment): \(result.outcome.rawValue.replacingUnderscores())")
             }
         }
-        return outcomes.contains { $0.1 == .notFound } ? .rejected : .success
+        return results.contains { $0.outcome == .notFound } ? .rejected : .success
     }
 }
 

@@ -255,7 +255,7 @@ import Testing
 
             let finishing = try await tipledger(["finish", ids[0], ids[1]] + ledger)
             #expect(finishing.exited(0), "\(finishing.summary)")
-            #expect(finishing.outLines == ["\(ids[0]): finished", "\(ids[1]): finished"])
+            #expect(finishing.outLines == ["\(ids[0]) (Sandbox): finished", "\(ids[1]) (Sandbox): finished"])
             let stillPending = try await tipledger(["pending", "--format", "json"] + ledger)
             let left = try #require(try stillPending.json()["transactions"] as? [[String: Any]])
             #expect(left.map { $0["transactionId"] as? String } == [ids[2]])
@@ -265,6 +265,7 @@ import Testing
             let outcomes = try finishingAgain.jsonLines()
             #expect(outcomes.map { $0["transactionId"] as? String } == [ids[0], ids[2]])
             #expect(outcomes.map { $0["outcome"] as? String } == ["already_finished", "finished"])
+            #expect(outcomes.map { $0["environment"] as? String } == ["Sandbox", "Sandbox"])
 
             let none = try await tipledger(["pending"] + ledger)
             #expect(none.outLines == ["no pending transactions"])

@@ -32,10 +32,9 @@ import TipLedgerTestSupport
         #expect(pending.map(\.state) == [.pending])
         #expect(pending.map(\.finished) == [false])
 
-        let outcomes = try store.ledger.finish([id])
+        let results = try store.ledger.finish([id])
 
-        #expect(outcomes.map(\.0) == [id])
-        #expect(outcomes.map(\.1) == [.finished])
+        #expect(results == [FinishResult(transactionId: id, environment: .sandbox, outcome: .finished)])
         #expect(try store.transaction(id)?.state == "finished")
         #expect(try store.ledger.pending().isEmpty)
         #expect(try store.events(of: id).map { "\($0.kind) \($0.source)" } == ["recorded client", "finished finish"])
@@ -58,9 +57,10 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id), finish: false)
 
-        let outcomes = try store.ledger.finish([id, id, "2999999999999999"], environments: [.sandbox])
+        let results = try store.ledger.finish([id, id, "2999999999999999"], environments: [.sandbox])
 
-        #expect(outcomes.map(\.1) == [.finished, .alreadyFinished, .notFound])
+        #expect(results.map(\.outcome) == [.finished, .alreadyFinished, .notFound])
+        #expect(results.map(\.environment) == [.sandbox, .sandbox, nil])
         #expect(try store.eventKinds(of: id) == ["recorded", "finished"])
     }
 
@@ -68,7 +68,7 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id), finish: true)
 
-        #expect(try store.ledger.finish([id]).map(\.1) == [.alreadyFinished])
+        #expect(try store.ledger.finish([id]).map(\.outcome) == [.alreadyFinished])
     }
 
     @Test func submittingAPendingTransactionAgainWithFinishFinishesIt() throws {
@@ -86,11 +86,16 @@ import TipLedgerTestSupport
         try store.record(try TestChains.transaction(id: id, environment: "Sandbox"), finish: false)
         try store.record(try TestChains.transaction(id: id, environment: "Production"), finish: false)
 
-        #expect(try store.ledger.finish([id], environments: [.production]).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id], environments: [.production]).map(\.outcome) == [.finished])
 
         #expect(try store.transaction(id, environment: "Production")?.state == "finished")
         #expect(try store.transaction(id, environment: "Sandbox")?.state == "pending")
-        #expect(try store.ledger.finish([id]).map(\.1) == [.finished])
+        // One result for each environment holding the id.
+        #expect(
+            try store.ledger.finish([id]) == [
+                FinishResult(transactionId: id, environment: .production, outcome: .alreadyFinished),
+                FinishResult(transactionId: id, environment: .sandbox, outcome: .finished),
+            ])
         #expect(try store.ledger.pending().isEmpty)
     }
 
@@ -98,9 +103,9 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id, environment: "Production"), finish: false)
 
-        #expect(try store.ledger.finish([id], environments: [.sandbox, .xcode]).map(\.1) == [.notFound])
+        #expect(try store.ledger.finish([id], environments: [.sandbox, .xcode]).map(\.outcome) == [.notFound])
         #expect(try store.transaction(id, environment: "Production")?.state == "pending")
-        #expect(try store.ledger.finish([id], environments: [.sandbox, .production]).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id], environments: [.sandbox, .production]).map(\.outcome) == [.finished])
     }
 
     @Test func refundedWinsOverFinishedWhileFinishedStaysTrue() throws {
@@ -131,7 +136,7 @@ import TipLedgerTestSupport
                 type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
 
         #expect(try store.ledger.pending().isEmpty)
-        #expect(try store.ledger.finish([id]).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id]).map(\.outcome) == [.finished])
         let row = try #require(try store.transaction(id))
         #expect(row.state == "refunded")
         #expect(row.finishedMilliseconds != nil)

@@ -155,7 +155,7 @@ import TipLedgerTestSupport
         #expect(result == RecordResult(outcome: .applied, transactionId: id, state: .pending, finished: false))
         #expect(try store.ledger.pending().map(\.transactionId) == [id])
         #expect(try store.transaction(id)?.net == 1990)
-        #expect(try store.ledger.finish([id], environments: [.sandbox]).map(\.1) == [.finished])
+        #expect(try store.ledger.finish([id], environments: [.sandbox]).map(\.outcome) == [.finished])
         #expect(try store.transaction(id)?.state == "finished")
     }
 
