@@ -238,7 +238,6 @@ import TipLedgerTestSupport
                 let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
                 workerNice.withLock { _ = $0.insert(nice) }
                 workerThreads.withLock { _ = $0.insert(pthread_self()) }
-                usleep(20_000)  // so the workers overlap, each on a thread of its own
                 return digests.map { _ in nil }
             }
             var consumed = 0
@@ -246,8 +245,12 @@ import TipLedgerTestSupport
             #expect(consumed == 8)
             let consumerNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
             let seen = workerNice.withLock { $0 }
-            #expect(workerThreads.withLock { $0.count } >= 2)
-            #expect(seen.allSatisfy { $0 > consumerNice }, "workers at nice \(seen), the consumer at \(consumerNice)")
+            // The workers ran on threads of their own, however many the machine gave them.
+            let threads = workerThreads.withLock { $0 }
+            #expect(!threads.isEmpty && !threads.contains(pthread_self()))
+            #expect(
+                !seen.isEmpty && seen.allSatisfy { $0 > consumerNice },
+                "workers at nice \(seen), the consumer at \(consumerNice)")
         }
     #endif
 }

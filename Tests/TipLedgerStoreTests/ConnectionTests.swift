@@ -95,11 +95,14 @@ import TipLedgerTestSupport
     @Test func foreignKeysAreEnforced() throws {
         let store = try TestLedger()
 
-        #expect(throws: StoreError.self) {
+        // A row that breaks no constraint but its reference to a header that does not exist.
+        let error = #expect(throws: StoreError.self) {
             try store.ledger.execute(
                 "INSERT INTO evidence (sha256, kind, header_id, body, environment, received_ms) "
-                    + "VALUES (x'00', 'transaction', 999, 'body', 'Sandbox', 0)")
+                    + "VALUES (zeroblob(32), 'transaction', 999, 'body', 'Sandbox', 0)")
         }
+        #expect(error?.message.contains("FOREIGN KEY constraint failed") == true, "\(String(describing: error))")
+        #expect(try store.count("evidence") == 0)
     }
 
     @Test func threadsRecordingIntoOneLedgerAllLand() throws {
