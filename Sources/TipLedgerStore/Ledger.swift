@@ -62,6 +62,7 @@ public final class Ledger: Sendable {
         reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
+        if !reading { try refuseUnwritable(path) }
         let file = reading && path != ":memory:" ? resolved(path) : nil
         let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
@@ -109,6 +110,20 @@ public final class Ledger: Sendable {
         return .readOnly
     }
 
+    /// Refuses to write the ledger at `path` when this user may not write the file but may write
+    /// its directory, before SQLite opens it: SQLite would open it read-only and create the -wal
+    /// and -shm files beside it as this user's, and then its owner could not write it any more.
+    /// (When the directory is read-only too, SQLite creates nothing and says which is read-only.)
+    private static func refuseUnwritable(_ path: String) throws(StoreError) {
+        guard path != ":memory:" else { return }
+        let file = resolved(path)
+        guard access(file, F_OK) == 0, access(file, W_OK) != 0, access(directory(of: file), W_OK) == 0 else { return }
+        throw StoreError(
+            code: 0, message: "this user may not write the ledger \(path)",
+            hint: "run tipledger as the ledger's owner, or let this user write it; "
+                + "report, restore, pending and backup only read it")
+    }
+
     /// `path` with its symbolic links followed (`realpath(3)`), or as it is when that fails.
     private static func resolved(_ path: String) -> String {
         guard let real = realpath(path, nil) else { return path }
@@ -128,6 +143,7 @@ public final class Ledger: Sendable {
     public static func migrate(
         path: String, migrations: [Migration] = Migration.all, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> (from: Int, to: Int) {
+        try refuseUnwritable(path)
         let database = try Database(path: path)
         let (from, to) = try Migrator.migrate(database, migrations: migrations, upgrading: upgrading)
         return (from, to)

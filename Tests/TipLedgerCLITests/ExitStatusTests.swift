@@ -633,6 +633,9 @@ import TipLedgerTestSupport
         var testDescription: String { name }
     }
 
+    static let unwritableHint =
+        "run tipledger as the ledger's owner, or let this user write it; report, restore, pending and backup only read it"
+
     static let readOnlyCases: [ReadOnlyCase] = [
         ReadOnlyCase(
             name: "read-only directory, to write", directoryMode: 0o555, fileMode: 0o644,
@@ -644,7 +647,28 @@ import TipLedgerTestSupport
             message: "the ledger ledger/l.sqlite and its directory are read-only (SQLite code 1544)"),
         ReadOnlyCase(
             name: "read-only empty ledger, to set up", directoryMode: 0o755, fileMode: 0o444, empty: true,
-            command: ["migrate"], message: "the ledger ledger/l.sqlite is read-only (SQLite code 8)"),
+            command: ["migrate"], message: "this user may not write the ledger ledger/l.sqlite",
+            hint: unwritableHint),
+        // SQLite would open these read-only and leave -wal and -shm files of this user's beside
+        // them, which the owner could not write.
+        ReadOnlyCase(
+            name: "read-only ledger in a writable directory, to migrate", directoryMode: 0o755, fileMode: 0o444,
+            command: ["migrate"], message: "this user may not write the ledger ledger/l.sqlite", hint: unwritableHint),
+        ReadOnlyCase(
+            name: "read-only ledger in a writable directory, to finish", directoryMode: 0o755, fileMode: 0o444,
+            command: ["finish", "2000000000000001"], message: "this user may not write the ledger ledger/l.sqlite",
+            hint: unwritableHint),
+        ReadOnlyCase(
+            name: "read-only ledger in a writable directory, to record", directoryMode: 0o777, fileMode: 0o444,
+            command: ["verify", "--bundle-id", "com.example.tipjar", "--environment", "Sandbox"],
+            message: "this user may not write the ledger ledger/l.sqlite", hint: unwritableHint),
+        ReadOnlyCase(
+            name: "read-only ledger in a writable directory, to serve", directoryMode: 0o755, fileMode: 0o444,
+            command: [
+                "serve", "--bundle-id", "com.example.tipjar", "--environment", "Sandbox", "--listen",
+                "203.0.113.1:18080",
+            ],
+            message: "this user may not write the ledger ledger/l.sqlite", hint: unwritableHint),
         ReadOnlyCase(
             name: "unreadable ledger", directoryMode: 0o755, fileMode: 0o000, command: ["report"],
             message: "this user may not read the ledger ledger/l.sqlite (SQLite code 14)",
