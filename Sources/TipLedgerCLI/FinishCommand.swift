@@ -29,8 +29,8 @@ struct FinishCommand: Command {
         guard !transactionIds.isEmpty else {
             throw CLIError.usage("give at least one transaction id", command: Self.name)
         }
-        guard transactionIds.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 64 }) else {
-            throw CLIError.usage("a transaction id is 1 to 64 characters", command: Self.name)
+        guard transactionIds.allSatisfy(Ledger.isUsableTransactionId) else {
+            throw CLIError.usage("a transaction id is 1 to 64 printable characters without spaces", command: Self.name)
         }
         environments = Set(globals.givenEnvironments ?? AppStoreEnvironment.allCases)
         format = try globals.format(allowing: [.text, .json], command: Self.name)

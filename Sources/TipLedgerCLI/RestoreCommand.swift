@@ -41,7 +41,7 @@ struct RestoreCommand: Command {
             }
             key = .account(account.lowercased())
         case (nil, let id?):
-            guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            guard Ledger.isUsableTransactionId(id) else {
                 throw CLIError.usage("--app-transaction-id must be 1 to 64 printable characters", command: Self.name)
             }
             key = .appTransactionId(id)

@@ -5,15 +5,22 @@ extension Ledger {
     static let noTransactionId = VerificationError(
         .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
 
+    /// Whether `id` can key a transaction: 1 to 64 printable ASCII characters without spaces.
+    /// The App Store's are digits; `finish` and `restore --app-transaction-id` take the same.
+    public static func isUsableTransactionId(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f }
+    }
+
     /// Why a verified payload cannot be recorded, as a rejection of the input, or nil when it can.
-    /// Apple's model lets `transactionId` be absent, but the ledger keys transactions on it; and
+    /// Apple's model lets `transactionId` be absent (or any string), but the ledger keys
+    /// transactions on it, and `finish` must be able to name it; and
     /// it lets `price`, `quantity` and `revocationPercentage` be any integers, but the ledger adds
     /// them up. Recording checks it first (`RecordWriter.record`); callers need not.
     static func unrecordableReason(_ payload: VerifiedPayload) -> VerificationError? {
         switch payload {
         case .transaction(let transaction):
-            if transaction.transactionId == nil { return noTransactionId }
-            return amountReason(transaction.payload)
+            guard let id = transaction.transactionId else { return noTransactionId }
+            return keyReason(id) ?? amountReason(transaction.payload)
         case .notification(let notification):
             guard let transaction = notification.transaction else { return nil }
             if notification.rawNotificationType == NotificationType.refund.rawValue,
@@ -24,7 +31,8 @@ extension Ledger {
                 return VerificationError(
                     .invalidPayload, "data.signedTransactionInfo: a REFUND's transaction has no revocationDate")
             }
-            return amountReason(transaction.payload)?.within("data.signedTransactionInfo")
+            let reason = transaction.transactionId.flatMap(keyReason) ?? amountReason(transaction.payload)
+            return reason?.within("data.signedTransactionInfo")
         case .renewalInfo, .appTransaction:
             return nil
         }
@@ -34,6 +42,13 @@ extension Ledger {
     /// times the App Store's highest price point in any currency, yet millions of such prices
     /// still add up within the 64-bit integers SQLite sums in.
     public static let maximumPriceMilli: Int64 = 1_000_000_000_000
+
+    private static func keyReason(_ transactionId: String) -> VerificationError? {
+        guard !isUsableTransactionId(transactionId) else { return nil }
+        return VerificationError(
+            .invalidPayload,
+            "the transactionId is not 1 to 64 printable characters without spaces, so it cannot key a transaction")
+    }
 
     private static func amountReason(_ payload: JWSTransactionDecodedPayload) -> VerificationError? {
         if let price = payload.price, !(0...maximumPriceMilli).contains(price) {

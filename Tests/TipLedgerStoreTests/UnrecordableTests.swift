@@ -43,6 +43,32 @@ import TipLedgerTestSupport
             rejection.message == "the price \(price) is outside 0...1000000000000 milliunits, so it cannot be recorded")
     }
 
+    static let keyRejection =
+        "the transactionId is not 1 to 64 printable characters without spaces, so it cannot key a transaction"
+
+    /// An id `finish` could not name would stay pending for ever.
+    @Test(arguments: ["", String(repeating: "9", count: 65), "20 00", "2000\u{7}", "2000é"])
+    func aTransactionIdThatCannotKeyATransactionIsRejected(_ id: String) throws {
+        let rejection = try #require(try reason(ofTransaction: try TestChains.transaction(id: id)))
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message == Self.keyRejection)
+    }
+
+    @Test(arguments: ["0", String(repeating: "9", count: 64), "2000000123456789"])
+    func aTransactionIdOfUpTo64PrintableCharactersIsRecordable(_ id: String) throws {
+        #expect(try reason(ofTransaction: try TestChains.transaction(id: id)) == nil)
+    }
+
+    @Test func aNotificationIsRejectedForItsNestedTransactionsId() throws {
+        let refund = try TestChains.notification(
+            type: "REFUND", uuid: TestChains.uuid(1), signedDate: TestLedger.reference + TestLedger.hour,
+            around: try TestChains.transaction(id: ""))
+        let rejection = try #require(
+            try rejectionOfRecording(.notification(try TestChains.verifier().verifyNotification(refund))))
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message == "data.signedTransactionInfo: \(Self.keyRejection)")
+    }
+
     @Test func aTransactionWithoutPriceOrQuantityIsRecordable() throws {
         #expect(try reason(ofTransaction: try token(["price": nil, "quantity": nil])) == nil)
     }
