@@ -23,10 +23,11 @@ struct MigrateCommand: Command {
     func run(_ context: CommandContext) throws -> ExitStatus {
         let (from, to) = try Ledger.migrate(
             path: context.globals.databasePath, upgrading: context.announceUpgrade)
+        let path = context.globals.databasePath
         context.terminal.line(
             from == to
-                ? "\(context.globals.databasePath): schema version \(to), up to date"
-                : "\(context.globals.databasePath): schema version \(from) → \(to)")
+                ? "\(path): schema version \(to), up to date"
+                : from == 0 ? "\(path): set up, schema version \(to)" : "\(path): schema version \(from) → \(to)")
         return .success
     }
 }

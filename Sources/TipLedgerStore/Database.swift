@@ -99,13 +99,17 @@ final class Database: @unchecked Sendable {
     }
 
     /// `error`, met while opening the connection, said in plain words when the file is not a
-    /// database or cannot be written; any other error as it is.
+    /// database, is damaged or cannot be written; any other error as it is.
     private func explained(_ error: StoreError) -> StoreError {
         switch error.code & 0xff {
         case SQLITE_NOTADB:
             return StoreError(
                 code: error.code, message: "\(path) is not an SQLite database",
                 hint: "pass --db with the ledger's path")
+        case SQLITE_CORRUPT:
+            return StoreError(
+                code: error.code, message: "the ledger \(path) is damaged: \(error.message)",
+                hint: "restore it from a copy made with tipledger backup")
         case SQLITE_READONLY:
             // READWRITE opens "for reading and writing if possible, or reading only if the file
             // is write protected by the operating system" (https://sqlite.org/c3ref/open.html);

@@ -194,7 +194,7 @@ import TipLedgerTestSupport
             let result = try await TipLedgerBinary.run(["migrate", "--db", "ledger.sqlite"], in: directory.path)
             #expect(result.exited(0), "\(result.summary)")
             #expect(result.err.isEmpty)
-            #expect(result.out.hasPrefix("ledger.sqlite: schema version 0 → "))
+            #expect(result.out.hasPrefix("ledger.sqlite: set up, schema version "))
         }
     }
 
@@ -616,6 +616,25 @@ import TipLedgerTestSupport
             #expect(result.errLines.last == "hint: pass --db with the ledger's path")
             #expect(try directory.read("notes.txt") == Data(text.utf8), "the file is left as it was")
             #expect(!directory.exists("notes.txt-wal") && !directory.exists("notes.txt-shm"))
+        }
+    }
+
+    @Test(arguments: [["report"], ["migrate"], ["verify"] + sandbox])
+    func aDamagedLedgerExitsWith74SayingSo(_ arguments: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "whole.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            // The first two pages of it: a header that promises more pages than the file has.
+            let cut = try directory.read("whole.sqlite").prefix(16384)
+            try cut.write(to: URL(fileURLWithPath: directory.file("cut.sqlite")))
+            let result = try await TipLedgerBinary.run(arguments + ["--db", "cut.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(arguments): \(result.summary)")
+            Self.expectErrorLines(
+                result,
+                containing: "the ledger cut.sqlite is damaged: database disk image is malformed (SQLite code 11)",
+                hint: true)
+            #expect(result.errLines.last == "hint: restore it from a copy made with tipledger backup")
+            #expect(try directory.read("cut.sqlite") == cut, "the file is left as it was")
         }
     }
 

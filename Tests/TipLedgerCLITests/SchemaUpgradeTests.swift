@@ -84,7 +84,7 @@ import TipLedgerTestSupport
 
             #expect(migrate.exited(0), "\(migrate.summary)")
             #expect(migrate.err.isEmpty)
-            #expect(migrate.out == "new.sqlite: schema version 0 → \(Self.latest)\n")
+            #expect(migrate.out == "new.sqlite: set up, schema version \(Self.latest)\n")
         }
     }
 }
