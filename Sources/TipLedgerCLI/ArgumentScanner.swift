@@ -50,9 +50,14 @@ struct ArgumentScanner {
         return found
     }
 
-    /// The value of option `name` (the last one wins when it is repeated), or nil.
+    /// The value of option `name`, or nil; given more than once, it is a usage error (which
+    /// one was meant is anybody's guess). Repeatable options read `values`.
     mutating func value(_ name: String) throws -> String? {
-        try values(name).last
+        let given = try values(name)
+        guard given.count <= 1 else {
+            throw CLIError.usage("\(name) is given more than once", command: command)
+        }
+        return given.first
     }
 
     /// An integer option, checked against `range`.

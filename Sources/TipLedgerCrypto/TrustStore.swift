@@ -80,7 +80,8 @@ public final class TrustStore: @unchecked Sendable {
         }
         let count = Int(OPENSSL_sk_num(chain))
         guard count == 3 else {
-            return .failure(.untrusted("the chain has \(count) certificates, expected 3"))
+            return .failure(
+                .untrusted("the chain has \(count == 1 ? "1 certificate" : "\(count) certificates"), expected 3"))
         }
         guard let rootPointer = OPENSSL_sk_value(chain, 2),
             let root = roots.first(where: { UnsafeRawPointer($0.x509) == rootPointer })

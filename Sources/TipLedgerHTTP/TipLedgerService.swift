@@ -340,7 +340,7 @@ public final class TipLedgerService: Sendable {
     }
 
     private static let badEnvironmentList = HTTPResponse.error(
-        .invalidParameter, "environment lists Production, Sandbox, Xcode")
+        .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
 
     private func report(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {

@@ -91,6 +91,12 @@ import TipLedgerTestSupport
             message: "--commission takes a rate"),
         FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
+        FailingCase(
+            name: "an option given twice", arguments: ["report", "--since", "2026-01-01", "--since=2026-02-01"],
+            message: "--since is given more than once"),
+        FailingCase(
+            name: "a global option given twice", arguments: ["--db", "a.sqlite", "pending", "--db", "b.sqlite"],
+            message: "--db is given more than once"),
         FailingCase(name: "backup without a path", arguments: ["backup"], message: "give exactly one destination"),
         FailingCase(
             name: "backup to an empty path", arguments: ["backup", ""],

@@ -5,6 +5,12 @@ import Testing
 /// Running `verify` again on input the ledger already holds answers from the ledger without the
 /// cryptography, and says exactly what verifying again would.
 @Suite struct RepeatRunTests {
+    /// The testkit's settings with a second, unused bundle id accepted: another verifier
+    /// fingerprint, so no repeat is answered from the ledger.
+    static func acceptingAnotherBundle(keys: String) -> [String] {
+        ["--keys", keys, "--environment", "Sandbox", "--bundle-id", "\(SharedInputs.bundleId),com.example.unused"]
+    }
+
     @Test func aRepeatedRunPrintsWhatAFullVerificationPrints() async throws {
         let tips = try await SharedInputs.shared.tips()
         let keys = try await SharedInputs.shared.keys()
@@ -22,8 +28,7 @@ import Testing
             // A second accepted bundle id changes the verifier's fingerprint, so every line is
             // verified and recorded again the long way.
             let verifiedAgain = try await TipLedgerBinary.run(
-                ["verify", "--format", "json", "--db", "b.sqlite"] + accept
-                    + ["--bundle-id", "\(SharedInputs.bundleId),com.example.unused"],
+                ["verify", "--format", "json", "--db", "b.sqlite"] + Self.acceptingAnotherBundle(keys: keys),
                 input: .file(tips.firstHalfPath), in: directory.path)
             #expect(repeated.exited(0) && verifiedAgain.exited(0))
             let lines = try repeated.jsonLines()
@@ -99,9 +104,7 @@ import Testing
                 ["verify", "--db", "a.sqlite"] + accept, input: input, in: directory.path)
             // Another fingerprint: every line verified and recorded the long way.
             let verifiedAgain = try await TipLedgerBinary.run(
-                ["verify", "--db", "b.sqlite"] + accept + [
-                    "--bundle-id", "\(SharedInputs.bundleId),com.example.unused",
-                ],
+                ["verify", "--db", "b.sqlite"] + Self.acceptingAnotherBundle(keys: keys),
                 input: input, in: directory.path)
 
             #expect(repeated.exited(0) && verifiedAgain.exited(0), "\(repeated.summary)")
