@@ -99,7 +99,9 @@ struct RestoreCommand: Command {
                 total.currency ?? "-",
             ])
         }
-        let leftOut = includeAll ? "" : " (refunded and revoked ones left out; --all lists them)"
+        let leftOut =
+            restore.unlisted == 0
+            ? "" : " (\(restore.unlisted) refunded or revoked left out; --all lists them)"
         guard !restore.transactions.isEmpty || !totals.rows.isEmpty else {
             return "\(who): no tips\(restore.totals.isEmpty ? "" : leftOut)\n"
         }

@@ -76,15 +76,19 @@ extension Ledger {
                 values, row: Self.transactionRecord)
             let totals = try database.query(
                 """
-                SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli)
+                SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli), count(*)
                 FROM transactions WHERE \(matching) GROUP BY environment, currency ORDER BY environment, currency
                 """, values
             ) { row in
-                NetTotal(
-                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, currency: row.text(1),
-                    netMilli: row.int64(2))
+                (
+                    NetTotal(
+                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+                        currency: row.text(1), netMilli: row.int64(2)),
+                    Int(row.int64(3))
+                )
             }
-            return Restore(transactions: transactions, totals: totals)
+            let all = totals.reduce(0) { $0 + $1.1 }
+            return Restore(transactions: transactions, totals: totals.map(\.0), unlisted: all - transactions.count)
         }
     }
 

@@ -25,7 +25,7 @@ import TipLedgerTestSupport
                 "360 lines: 360 accepted, 0 rejected",
                 "4 lines: 4 accepted, 0 rejected",
                 "\"outcome\":\"duplicate\"",
-                "(refunded and revoked ones left out; --all lists them)",
+                "refunded or revoked left out; --all lists them)",
                 "com.example.tipjar.small (Small Tip)",
                 "proceeds are an estimate at a 15% commission",
                 "open consumption requests: 1",
