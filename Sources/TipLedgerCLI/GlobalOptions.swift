@@ -40,7 +40,9 @@ struct GlobalOptions {
           --db PATH              ledger file [TIPLEDGER_DB] (default: tipledger.sqlite)
           --bundle-id ID[,ID]    accepted bundle ids [TIPLEDGER_BUNDLE_ID]
           --environment LIST     accepted environments: Production, Sandbox, Xcode
-                                 [TIPLEDGER_ENVIRONMENT] (default: Production)
+                                 [TIPLEDGER_ENVIRONMENT] (default: Production; report,
+                                 restore, pending and finish keep to it when given,
+                                 else cover every environment)
           --app-apple-id N       the app's Apple id, required when Production is accepted
                                  [TIPLEDGER_APP_APPLE_ID]
           --root FILE            trust this root certificate (DER or PEM); repeatable
