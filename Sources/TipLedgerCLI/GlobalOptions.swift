@@ -63,9 +63,15 @@ struct GlobalOptions {
         databasePath = try FileInput.databaseFile(
             try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
         bundleIds =
-            (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID"))
-            .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
-            ?? []
+            try (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID")).map { list in
+                let ids = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
+                guard ids.allSatisfy(Self.isBundleId) else {
+                    throw CLIError.usage(
+                        "--bundle-id must list bundle ids (letters, digits, '-' and '.') separated by commas, not '\(list)'",
+                        command: scanner.command)
+                }
+                return ids
+            } ?? []
         let givenEnvironments = try setting("--environment", "TIPLEDGER_ENVIRONMENT")
         environmentsWereGiven = givenEnvironments != nil
         let environmentList = givenEnvironments ?? "Production"
@@ -92,6 +98,16 @@ struct GlobalOptions {
                 "--format must be text, json or csv, not '\(formatName)'", command: scanner.command)
         }
         self.format = format
+    }
+
+    /// Whether `text` can be a bundle id: letters, digits, hyphens and periods, as App Store
+    /// Connect allows.
+    static func isBundleId(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5a).contains(byte) || (0x61...0x7a).contains(byte)
+                    || byte == 0x2d || byte == 0x2e
+            }
     }
 
     /// The output format, refusing formats the command does not offer.

@@ -92,6 +92,16 @@ import TipLedgerTestSupport
         FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(
+            name: "an empty bundle id",
+            arguments: ["verify", "--environment", "Sandbox", "--bundle-id", "com.example.a,"],
+            message:
+                "--bundle-id must list bundle ids (letters, digits, '-' and '.') separated by commas, not 'com.example.a,'"
+        ),
+        FailingCase(
+            name: "a bundle id with a space",
+            arguments: ["verify", "--environment", "Sandbox", "--bundle-id", "com.example app"],
+            message: "--bundle-id must list bundle ids"),
+        FailingCase(
             name: "an option given twice", arguments: ["report", "--since", "2026-01-01", "--since=2026-02-01"],
             message: "--since is given more than once"),
         FailingCase(
