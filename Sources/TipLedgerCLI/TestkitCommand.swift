@@ -68,6 +68,8 @@ struct TestkitCommand: Command {
     private let subcommand: any Command
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
+        // Its output is signed payloads, one per line, or files.
+        _ = try globals.format(allowing: [.text], command: Self.name)
         switch scanner.nextPositional() {
         case "init": subcommand = try TestkitInitCommand(parsing: &scanner, globals: globals)
         case "transaction": subcommand = try TestkitTransactionCommand(parsing: &scanner, globals: globals)

@@ -88,9 +88,20 @@ struct TestkitNotificationCommand: Command {
                 now: context.clock.now().wholeMilliseconds, random: &random)
         }
         if token == "-" {
+            // One signed transaction: a second one would be left out without a word.
             var reader = LineReader(fileDescriptor: context.inputDescriptor, maximumLineBytes: 1 << 16)
-            token = reader.next()?.text ?? ""
+            var lines: [String] = []
+            while lines.count < 2, let line = reader.next() {
+                let text = line.text ?? "-"
+                if !text.allSatisfy(\.isWhitespace) { lines.append(text) }
+            }
             try reader.checkStandardInputRead()
+            guard lines.count < 2 else {
+                throw CLIError(
+                    .usage, "--transaction - takes one signed transaction, and standard input has more than one",
+                    hint: "sign one notification per transaction")
+            }
+            token = lines.first ?? ""
         }
         do {
             return try TestTransaction(resigning: token)

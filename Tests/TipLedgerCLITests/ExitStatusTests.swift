@@ -68,6 +68,9 @@ import TipLedgerTestSupport
         FailingCase(
             name: "json for health", arguments: ["health", "--format", "json"], message: "health prints text, not json"),
         FailingCase(
+            name: "json for testkit", arguments: ["testkit", "transaction", "--format", "json"],
+            message: "testkit prints text, not json"),
+        FailingCase(
             name: "verify --commit-every 0", arguments: ["verify", "--commit-every", "0"] + sandbox,
             message: "--commit-every must be a whole number from 1 to 1000000, not '0'"),
         FailingCase(

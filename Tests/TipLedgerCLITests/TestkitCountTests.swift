@@ -40,4 +40,24 @@ import Testing
             #expect(dates.first! >= end - 10 * 86_400_000 && dates.last! <= end)
         }
     }
+
+    /// `--transaction -` signs around one transaction; a second line is refused rather than
+    /// left out.
+    @Test func aNotificationAroundStandardInputTakesOneTransaction() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        let tips = try await SharedInputs.shared.tips()
+        try await TemporaryDirectory.with { directory in
+            let notification = ["testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-"]
+            let one = try await TipLedgerBinary.run(
+                notification, input: .text("\n" + tips.lines[0] + "\n\n"), in: directory.path)
+            #expect(one.exited(0) && one.outLines.count == 1, "\(one.summary)")
+            let two = try await TipLedgerBinary.run(
+                notification, input: .text(tips.lines[0] + "\n" + tips.lines[1] + "\n"), in: directory.path)
+            #expect(two.exited(64), "\(two.summary)")
+            #expect(
+                two.errLines.first
+                    == "error: --transaction - takes one signed transaction, and standard input has more than one")
+            #expect(two.out.isEmpty)
+        }
+    }
 }
