@@ -23,7 +23,11 @@ enum TestkitKeys {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         } catch {
-            throw CLIError(.ioError, "cannot create \(directory)")
+            var status = stat()
+            let reason =
+                stat(directory, &status) == 0 && status.st_mode & S_IFMT != S_IFDIR
+                ? "a file of that name is in the way" : "this user may not create it there"
+            throw CLIError(.ioError, "cannot create the directory \(directory): \(reason)")
         }
         let parts = [
             ("root", pki.root, pki.rootKey), ("intermediate", pki.intermediate, pki.intermediateKey),

@@ -43,6 +43,16 @@ import Testing
     /// Even under a umask that lets everyone read new files, the keys are the owner's alone,
     /// the certificates and the directories made for them readable by all, and no file is left
     /// half-written beside them.
+    @Test func aFileWhereTheDirectoryGoesIsNamedAsTheReason() async throws {
+        try await TemporaryDirectory.with { directory in
+            try directory.write("notes\n", to: "keys")
+            let result = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            #expect(result.errLines == ["error: cannot create the directory keys: a file of that name is in the way"])
+            #expect(try directory.read("keys") == Data("notes\n".utf8))
+        }
+    }
+
     @Test func keysArePrivateWhateverTheUmask() async throws {
         try await TemporaryDirectory.with { directory in
             let result = try await Subprocess(
