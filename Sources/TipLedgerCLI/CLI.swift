@@ -50,6 +50,11 @@ public enum CLI {
     static func failure(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError: error
+        // Damage found past the opening checks: said as such, without the statement it broke.
+        case let error as StoreError where error.isDamage && error.sql != nil:
+            CLIError(
+                .ioError, "the ledger is damaged: \(error.message) (SQLite code \(error.code))",
+                hint: StoreError.damageHint)
         case let error as StoreError: CLIError(.ioError, error.description, hint: error.hint)
         default: CLIError(.internalError, "internal error: \(error)")
         }

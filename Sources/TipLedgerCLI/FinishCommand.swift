@@ -12,8 +12,8 @@ struct FinishCommand: Command {
         Marks each transaction finished, as the app does with Transaction.finish() once it has
         delivered the tip. Finishing twice is harmless. With --environment (or
         TIPLEDGER_ENVIRONMENT), only transactions of those environments are matched; otherwise
-        any environment. Prints one line per id and environment holding it, with the
-        environment.
+        any environment. Prints one line per id and environment holding it, naming the
+        environment, and one line for an id that none holds.
 
         Exit status 1 when an id is not in the ledger.
 

@@ -13,6 +13,8 @@ struct GlobalOptions {
 
     var databasePath: String
     var bundleIds: [String]
+    /// Where `bundleIds` came from, for messages: the flag or the variable.
+    private var bundleIdSource = "--bundle-id"
     var environments: Set<AppStoreEnvironment>
     /// Whether `--environment` or its variable was given (not just the default).
     var environmentsWereGiven: Bool
@@ -41,8 +43,8 @@ struct GlobalOptions {
           --bundle-id ID[,ID]    accepted bundle ids [TIPLEDGER_BUNDLE_ID]
           --environment LIST     accepted environments: Production, Sandbox, Xcode
                                  [TIPLEDGER_ENVIRONMENT] (default: Production; report,
-                                 restore, pending and finish keep to it when given,
-                                 else cover every environment)
+                                 restore, pending, finish and serve's queries keep to
+                                 it when given, else cover every environment)
           --app-apple-id N       the app's Apple id, required when Production is accepted
                                  [TIPLEDGER_APP_APPLE_ID]
           --root FILE            trust this root certificate (DER or PEM); repeatable
@@ -62,16 +64,14 @@ struct GlobalOptions {
         }
         databasePath = try FileInput.databaseFile(
             try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
+        let bundleIdList = try scanner.value("--bundle-id")
+        bundleIdSource = bundleIdList == nil ? "TIPLEDGER_BUNDLE_ID" : "--bundle-id"
+        // Empty entries (a trailing comma) are dropped; the others are checked where they are
+        // used (`verificationPolicy`), so a bad one fails only the commands that verify.
         bundleIds =
-            try (try setting("--bundle-id", "TIPLEDGER_BUNDLE_ID")).map { list in
-                let ids = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
-                guard ids.allSatisfy(Self.isBundleId) else {
-                    throw CLIError.usage(
-                        "--bundle-id must list bundle ids (letters, digits, '-' and '.') separated by commas, not '\(list)'",
-                        command: scanner.command)
-                }
-                return ids
-            } ?? []
+            (bundleIdList ?? environment["TIPLEDGER_BUNDLE_ID"])
+            .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
+            ?? []
         let givenEnvironments = try setting("--environment", "TIPLEDGER_ENVIRONMENT")
         environmentsWereGiven = givenEnvironments != nil
         let environmentList = givenEnvironments ?? "Production"
@@ -122,6 +122,11 @@ struct GlobalOptions {
 
     /// The verification policy these options describe; fails when a required setting is missing.
     func verificationPolicy(command: String) throws -> VerificationPolicy {
+        if let bad = bundleIds.first(where: { !Self.isBundleId($0) }) {
+            throw CLIError.usage(
+                "\(bundleIdSource) lists '\(bad)', which is no bundle id (letters, digits, '-' and '.')",
+                command: command)
+        }
         guard !bundleIds.isEmpty else {
             throw CLIError(
                 .usage, "no bundle id is configured",

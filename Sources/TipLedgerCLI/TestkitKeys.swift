@@ -23,10 +23,13 @@ enum TestkitKeys {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         } catch {
-            var status = stat()
-            let reason =
-                stat(directory, &status) == 0 && status.st_mode & S_IFMT != S_IFDIR
-                ? "a file of that name is in the way" : "this user may not create it there"
+            // FileManager's error names no cause; mkdir(2)'s errno does.
+            var reason = "try again"
+            if mkdir(directory, 0o755) != 0 {
+                reason = errno == EEXIST ? "a file of that name is in the way" : Posix.message(errno)
+            } else {
+                rmdir(directory)  // made now, after FileManager failed: leave nothing behind
+            }
             throw CLIError(.ioError, "cannot create the directory \(directory): \(reason)")
         }
         let parts = [

@@ -2,6 +2,10 @@
 internal import FoundationEssentials
 internal import TipLedgerCore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// `tipledger testkit notification`: prints a signed notification webhook body.
 struct TestkitNotificationCommand: Command {
     static let name = "testkit notification"
@@ -88,10 +92,12 @@ struct TestkitNotificationCommand: Command {
                 now: context.clock.now().wholeMilliseconds, random: &random)
         }
         if token == "-" {
-            // One signed transaction: a second one would be left out without a word.
+            // One signed transaction: a second one would be left out without a word. From a
+            // terminal, the first line is all: looking for a second would wait for Ctrl-D.
             var reader = LineReader(fileDescriptor: context.inputDescriptor, maximumLineBytes: 1 << 16)
+            let wanted = isatty(context.inputDescriptor) == 1 ? 1 : 2
             var lines: [String] = []
-            while lines.count < 2, let line = reader.next() {
+            while lines.count < wanted, let line = reader.next() {
                 let text = line.text ?? "-"
                 if !text.allSatisfy(\.isWhitespace) { lines.append(text) }
             }

@@ -109,7 +109,7 @@ final class Database: @unchecked Sendable {
         case SQLITE_CORRUPT:
             return StoreError(
                 code: error.code, message: "the ledger \(path) is damaged: \(error.message)",
-                hint: "restore it from a copy made with tipledger backup")
+                hint: StoreError.damageHint)
         case SQLITE_READONLY:
             // READWRITE opens "for reading and writing if possible, or reading only if the file
             // is write protected by the operating system" (https://sqlite.org/c3ref/open.html);

@@ -114,14 +114,30 @@ public final class Ledger: Sendable {
     /// its directory, before SQLite opens it: SQLite would open it read-only and create the -wal
     /// and -shm files beside it as this user's, and then its owner could not write it any more.
     /// (When the directory is read-only too, SQLite creates nothing and says which is read-only.)
+    /// Anything else (a directory, a file that is no database) is left to SQLite's own, more
+    /// telling errors.
     private static func refuseUnwritable(_ path: String) throws(StoreError) {
         guard path != ":memory:" else { return }
         let file = resolved(path)
-        guard access(file, F_OK) == 0, access(file, W_OK) != 0, access(directory(of: file), W_OK) == 0 else { return }
+        var status = stat()
+        guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(file, W_OK) != 0,
+            access(directory(of: file), W_OK) == 0, !isOtherThanSQLite(file)
+        else { return }
         throw StoreError(
             code: 0, message: "this user may not write the ledger \(path)",
             hint: "run tipledger as the ledger's owner, or let this user write it; "
-                + "report, restore, pending and backup only read it")
+                + "report, restore, pending and reverify only read it")
+    }
+
+    /// Whether `file` is readable and begins otherwise than an SQLite database does. An empty
+    /// file is a ledger not set up yet.
+    private static func isOtherThanSQLite(_ file: String) -> Bool {
+        let descriptor = Glibc.open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, 16) }
+        return count > 0 && !header[..<count].elementsEqual(Array("SQLite format 3\0".utf8).prefix(count))
     }
 
     /// `path` with its symbolic links followed (`realpath(3)`), or as it is when that fails.

@@ -38,6 +38,15 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         return text
     }
 
+    /// Whether SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB).
+    public var isDamage: Bool {
+        let primary = code & 0xff
+        return primary == 11 || primary == 26
+    }
+
+    /// What to do about a damaged ledger.
+    public static let damageHint = "restore it from a copy made with tipledger backup"
+
     /// Whether retrying later may succeed (the database was busy or locked).
     public var isTransient: Bool {
         let primary = code & 0xff

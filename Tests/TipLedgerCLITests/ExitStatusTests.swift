@@ -95,15 +95,17 @@ import TipLedgerTestSupport
         FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(
-            name: "an empty bundle id",
-            arguments: ["verify", "--environment", "Sandbox", "--bundle-id", "com.example.a,"],
-            message:
-                "--bundle-id must list bundle ids (letters, digits, '-' and '.') separated by commas, not 'com.example.a,'"
-        ),
+            name: "a bundle id with a slash",
+            arguments: ["verify", "--environment", "Sandbox", "--bundle-id", "com.a,com/b,"],
+            message: "--bundle-id lists 'com/b', which is no bundle id (letters, digits, '-' and '.')"),
+        FailingCase(
+            name: "a bundle id with a space in the environment", arguments: ["verify", "--environment", "Sandbox"],
+            message: "TIPLEDGER_BUNDLE_ID lists 'com.example app', which is no bundle id",
+            environment: ["TIPLEDGER_BUNDLE_ID": "com.example app"]),
         FailingCase(
             name: "a bundle id with a space",
             arguments: ["verify", "--environment", "Sandbox", "--bundle-id", "com.example app"],
-            message: "--bundle-id must list bundle ids"),
+            message: "--bundle-id lists 'com.example app', which is no bundle id"),
         FailingCase(
             name: "an option given twice", arguments: ["report", "--since", "2026-01-01", "--since=2026-02-01"],
             message: "--since is given more than once"),
@@ -657,6 +659,41 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Damage the opening checks do not reach, met by a query, is named as damage too.
+    @Test func damageFoundByAQueryExitsWith74SayingSo() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
+            let root = try await SQLiteShell.value(
+                "l.sqlite", "SELECT rootpage FROM sqlite_schema WHERE name = 'transactions'", in: directory.path)
+            let pageSize = try await SQLiteShell.value("l.sqlite", "PRAGMA page_size", in: directory.path)
+            let page = try #require(Int(root)), size = try #require(Int(pageSize))
+            var bytes = try directory.read("l.sqlite")
+            bytes.replaceSubrange(
+                (page - 1) * size..<page * size, with: Data(repeating: 0xA5, count: size))
+            try bytes.write(to: URL(fileURLWithPath: directory.file("l.sqlite")))
+
+            let result = try await TipLedgerBinary.run(["report", "--db", "l.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            #expect(
+                result.errLines == [
+                    "error: the ledger is damaged: database disk image is malformed (SQLite code 11)",
+                    "hint: restore it from a copy made with tipledger backup",
+                ])
+        }
+    }
+
+    @Test func aBadBundleIdInTheEnvironmentFailsOnlyWhatVerifies() async throws {
+        try await TemporaryDirectory.with { directory in
+            let environment = ["TIPLEDGER_BUNDLE_ID": "com.example app,"]
+            let migrate = try await TipLedgerBinary.run(
+                ["migrate", "--db", "l.sqlite"], environment: environment, in: directory.path)
+            #expect(migrate.exited(0), "\(migrate.summary)")
+            let report = try await TipLedgerBinary.run(
+                ["report", "--db", "l.sqlite"], environment: environment, in: directory.path)
+            #expect(report.exited(0), "\(report.summary)")
+        }
+    }
+
     /// A ledger the process may not write, with the modes of its directory and file.
     struct ReadOnlyCase: Sendable, CustomTestStringConvertible {
         let name: String
@@ -672,7 +709,7 @@ import TipLedgerTestSupport
     }
 
     static let unwritableHint =
-        "run tipledger as the ledger's owner, or let this user write it; report, restore, pending and backup only read it"
+        "run tipledger as the ledger's owner, or let this user write it; report, restore, pending and reverify only read it"
 
     static let readOnlyCases: [ReadOnlyCase] = [
         ReadOnlyCase(

@@ -40,9 +40,6 @@ import Testing
         }
     }
 
-    /// Even under a umask that lets everyone read new files, the keys are the owner's alone,
-    /// the certificates and the directories made for them readable by all, and no file is left
-    /// half-written beside them.
     @Test func aFileWhereTheDirectoryGoesIsNamedAsTheReason() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write("notes\n", to: "keys")
@@ -50,9 +47,15 @@ import Testing
             #expect(result.exited(74), "\(result.summary)")
             #expect(result.errLines == ["error: cannot create the directory keys: a file of that name is in the way"])
             #expect(try directory.read("keys") == Data("notes\n".utf8))
+            let below = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys/test"], in: directory.path)
+            #expect(below.exited(74), "\(below.summary)")
+            #expect(below.errLines == ["error: cannot create the directory keys/test: Not a directory"])
         }
     }
 
+    /// Even under a umask that lets everyone read new files, the keys are the owner's alone,
+    /// the certificates and the directories made for them readable by all, and no file is left
+    /// half-written beside them.
     @Test func keysArePrivateWhateverTheUmask() async throws {
         try await TemporaryDirectory.with { directory in
             let result = try await Subprocess(
