@@ -16,6 +16,8 @@ struct GlobalOptions {
     /// Where `bundleIds` came from, for messages: the flag or the variable.
     private var bundleIdSource = "--bundle-id"
     var environments: Set<AppStoreEnvironment>
+    /// Whether `--environment` itself was given, rather than its variable or nothing.
+    var environmentFlagWasGiven = false
     /// Whether `--environment` or its variable was given (not just the default).
     var environmentsWereGiven: Bool
     /// The environments a query is limited to: those given with `--environment` or its
@@ -72,7 +74,10 @@ struct GlobalOptions {
             (bundleIdList ?? environment["TIPLEDGER_BUNDLE_ID"])
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
             ?? []
-        let givenEnvironments = try setting("--environment", "TIPLEDGER_ENVIRONMENT")
+        let environmentFlag = try scanner.value("--environment")
+        environmentFlagWasGiven = environmentFlag != nil
+        let givenEnvironments =
+            environmentFlag ?? environment["TIPLEDGER_ENVIRONMENT"].flatMap { $0.isEmpty ? nil : $0 }
         environmentsWereGiven = givenEnvironments != nil
         let environmentList = givenEnvironments ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {

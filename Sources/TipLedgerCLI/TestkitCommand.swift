@@ -54,9 +54,10 @@ struct TestkitCommand: Command {
           --uuid UUID           notificationUUID (default: random)
           --signed-date DATE    (default: now)
 
-        The bundle id is --bundle-id (default com.example.tipjar); the environment is
-        --environment when given (default Sandbox); --app-apple-id goes into notifications;
-        --catalog FILE prices tips from an Xcode .storekit file.
+        The bundle id is --bundle-id (default com.example.tipjar); the environment is the one
+        --environment names, else Sandbox (or the one TIPLEDGER_ENVIRONMENT names, when it
+        names one other than Sandbox); --app-apple-id goes into notifications; --catalog FILE
+        prices tips from an Xcode .storekit file.
 
         Example:
           tipledger testkit init --out keys/test
@@ -87,13 +88,14 @@ struct TestkitCommand: Command {
         try subcommand.run(context)
     }
 
-    /// The environment payloads are signed for: the one given with --environment, else Sandbox.
+    /// The environment payloads are signed for: the one --environment names; else the one
+    /// TIPLEDGER_ENVIRONMENT names, or Sandbox when it lists Sandbox among others (a server
+    /// that accepts Production,Sandbox is tested with Sandbox payloads); else Sandbox.
     static func environment(_ globals: GlobalOptions) throws -> AppStoreEnvironment {
         guard globals.environmentsWereGiven else { return .sandbox }
-        guard globals.environments.count == 1, let environment = globals.environments.first else {
-            throw CLIError.usage("testkit signs for one environment; give --environment with one name", command: name)
-        }
-        return environment
+        if globals.environments.count == 1, let environment = globals.environments.first { return environment }
+        if !globals.environmentFlagWasGiven && globals.environments.contains(.sandbox) { return .sandbox }
+        throw CLIError.usage("testkit signs for one environment; give --environment with one name", command: name)
     }
 
     /// The bundle id payloads are signed for.

@@ -98,6 +98,41 @@ import TipLedgerTestSupport
         }
     }
 
+    /// testkit signs for one environment: the flag's, else the variable's when it names one,
+    /// else Sandbox, also when the variable lists it among others (as Real setup sets it).
+    @Test(arguments: [
+        ([String](), "Production,Sandbox", "Sandbox"), ([], "Production", "Production"), ([], "", "Sandbox"),
+        (["--environment", "Xcode"], "Production,Sandbox", "Xcode"),
+    ])
+    func testkitSignsForTheEnvironmentItIsGiven(_ flags: [String], _ variable: String, _ signed: String)
+        async throws
+    {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let tip = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys] + flags,
+                environment: ["TIPLEDGER_ENVIRONMENT": variable, "TIPLEDGER_APP_APPLE_ID": "1234567890"],
+                in: directory.path)
+            #expect(tip.exited(0), "\(tip.summary)")
+            #expect(
+                try CompactJWS.payload(of: tip.out.trimmingCharacters(in: .newlines))["environment"] as? String
+                    == signed)
+        }
+    }
+
+    @Test(arguments: [(["--environment", "Production,Sandbox"], ""), ([], "Production,Xcode")])
+    func testkitRefusesSeveralEnvironmentsItCannotChooseFrom(_ flags: [String], _ variable: String) async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let tip = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys] + flags,
+                environment: ["TIPLEDGER_ENVIRONMENT": variable, "TIPLEDGER_APP_APPLE_ID": "1234567890"],
+                in: directory.path)
+            #expect(tip.exited(64), "\(tip.summary)")
+            #expect(tip.errLines.first == "error: testkit signs for one environment; give --environment with one name")
+        }
+    }
+
     @Test func trustedKeysComeFromTIPLEDGER_KEYSUnlessKeysIsGiven() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
