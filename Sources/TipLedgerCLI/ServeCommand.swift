@@ -175,8 +175,13 @@ enum AccessLogLine {
     static let longestSegment = 36
 
     static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
+        let segments = entry.path.split(separator: "/", omittingEmptySubsequences: false)
+        // What follows "accounts" is an account however it is written (a UUID without its dashes,
+        // in capitals); so is a UUID anywhere else.
         let path = printable(
-            entry.path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segments.indices.map { index in
+                let segment = segments[index]
+                if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
                 if UUID(uuidString: String(segment)) != nil { return ":account" }
                 return segment.utf8.count > longestSegment ? ":long" : String(segment)
             }.joined(separator: "/"))
