@@ -173,8 +173,12 @@ public final class TipLedgerService: Sendable {
                 object.field("subtype", verified.payload.rawSubtype)
                 object.field("notificationUUID", verified.notificationUUID)
                 object.field("environment", verified.environment.rawValue)
-                object.field("transactionId", result.transactionId)
-                object.field("state", result.state?.rawValue)
+                object.field("transactionId", result.transactionId ?? verified.transaction?.transactionId)
+                // As `verify --format json` has them: a state only where a transaction has one.
+                if let state = result.state {
+                    object.field("state", state.rawValue)
+                    object.field("finished", result.finished)
+                }
             }
         }
     }
@@ -225,6 +229,7 @@ public final class TipLedgerService: Sendable {
                 object.field("environment", verified.environment.rawValue)
                 object.field("transactionId", result.transactionId)
                 object.field("productId", verified.payload.productId)
+                object.field("appAccountToken", verified.payload.appAccountToken?.lowercased())
                 object.field("state", result.state?.rawValue)
                 object.field("finished", result.finished)
             }

@@ -29,6 +29,7 @@ import TipLedgerTestSupport
         #expect(body["environment"] as? String == "Sandbox")
         #expect(body["transactionId"] as? String == "2000000000000101")
         #expect(body["state"] as? String == "refunded")
+        #expect(body["finished"] as? Bool == true)
         #expect(try harness.state(of: "2000000000000101") == "refunded")
     }
 
@@ -114,6 +115,8 @@ import TipLedgerTestSupport
         let body = try jsonObject(response)
         #expect(body["outcome"] as? String == "recorded")
         #expect(body["notificationType"] as? String == type)
+        // No transaction, so no state, as `verify --format json` says it.
+        #expect(body["state"] == nil && body["finished"] == nil)
         #expect(try harness.count("notifications") == 1)
         #expect(try harness.count("transactions") == 0)
     }

@@ -37,6 +37,7 @@ import TipLedgerTestSupport
         #expect(body["environment"] as? String == "Sandbox")
         #expect(body["transactionId"] as? String == "2000000000000201")
         #expect(body["productId"] as? String == "com.example.tips.small")
+        #expect(body["appAccountToken"] as? String == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(body["state"] as? String == "finished")
         #expect(body["finished"] as? Bool == true)
         #expect(try harness.state(of: "2000000000000201") == "finished")
