@@ -19,14 +19,15 @@ enum DaemonCallbacks {
     /// is called to process the client upload data", so answers are queued only on the first or
     /// the last call. Returning `MHD_NO` closes the connection without an answer.
     static let accessHandler: MHD_AccessHandlerCallback = {
-        contextPointer, connection, url, method, _, uploadData, uploadDataSize, requestSlot in
+        contextPointer, connection, url, method, version, uploadData, uploadDataSize, requestSlot in
         guard let contextPointer, let connection, let uploadDataSize, let requestSlot else { return .NO }
         // Borrowed: HTTPServer owns the context and outlives the daemon.
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
 
         guard let slot = requestSlot.pointee else {
             context.headerDeadline.requestStarted(connection)
-            return begin(connection, url: url, method: method, requestSlot: requestSlot, context: context)
+            return begin(
+                connection, url: url, method: method, version: version, requestSlot: requestSlot, context: context)
         }
         // Borrowed: the slot keeps the +1 until the completion callback.
         let request = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
@@ -84,7 +85,8 @@ enum DaemonCallbacks {
     /// the answer rather than read the body.
     private static func begin(
         _ connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>, context: DaemonContext
+        version: UnsafePointer<CChar>?, requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
+        context: DaemonContext
     ) -> MHD_Result {
         let request = RequestContext(
             method: method.map { String(cString: $0) } ?? "",
@@ -97,6 +99,13 @@ enum DaemonCallbacks {
 
         if hasAmbiguousFraming(connection) {
             return queue(ambiguousFramingResponse, on: connection, for: request, context: context)
+        }
+        // RFC 9112 section 3.2: "A server MUST respond with a 400 (Bad Request) status code to
+        // any HTTP/1.1 request message that lacks a Host header field".
+        if version.map({ String(cString: $0) }) == "HTTP/1.1",
+            MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
+        {
+            return queue(missingHostResponse, on: connection, for: request, context: context)
         }
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = UInt64(String(cString: declared)), length > UInt64(context.maximumBodyBytes)
@@ -135,6 +144,9 @@ enum DaemonCallbacks {
 
     private static let ambiguousFramingResponse = HTTPResponse.error(
         .badRequest, "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
+
+    private static let missingHostResponse = HTTPResponse.error(
+        .badRequest, "an HTTP/1.1 request needs a Host field")
 
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.

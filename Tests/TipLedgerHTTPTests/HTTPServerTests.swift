@@ -150,6 +150,26 @@ import TipLedgerHTTP
         #expect(handler.recorder.entries.map { [$0.status, $0.handled ? 1 : 0] } == [[400, 0]])
     }
 
+    /// RFC 9112 section 3.2: an HTTP/1.1 request without a Host field is a bad request; an
+    /// HTTP/1.0 one may lack it.
+    @Test func anHTTP11RequestWithoutHostIsABadRequest() throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+
+        let without = try LoopbackConnection(port: server.port)
+        try without.send("GET /echo HTTP/1.1\r\n\r\n")
+        let refused = try without.readResponse()
+        #expect(refused.status == 400)
+        #expect(refused.bodyText == #"{"error":"bad_request","message":"an HTTP/1.1 request needs a Host field"}"#)
+
+        let old = try LoopbackConnection(port: server.port)
+        try old.send("GET /echo HTTP/1.0\r\n\r\n")
+        #expect(try old.readResponse().status == 200)
+        server.stop()
+        #expect(handler.recorder.requests.map(\.path) == ["/echo"])
+    }
+
     @Test func aRepeatedContentLengthThatAgreesIsAccepted() throws {
         let server = try startTestServer()
         defer { server.stop() }
