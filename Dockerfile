@@ -3,7 +3,7 @@
 #   docker build -t tipledger .
 #   docker run -d -p 8080:8080 -v tipledger-data:/data \
 #     -e TIPLEDGER_BUNDLE_ID=com.example.tipjar -e TIPLEDGER_APP_APPLE_ID=1234567890 \
-#     -e TIPLEDGER_ENVIRONMENT=Production,Sandbox tipledger
+#     -e TIPLEDGER_ENVIRONMENT=Production,Sandbox -e TIPLEDGER_API_TOKEN=... tipledger
 #   docker run --rm -v tipledger-data:/data tipledger report
 
 FROM swift:6.3-bookworm AS build
