@@ -98,6 +98,17 @@ import TipLedgerTestSupport
         }
     }
 
+    /// `testkit transaction` with `flags`, under `TIPLEDGER_ENVIRONMENT=variable`.
+    static func signTip(_ flags: [String], variable: String) async throws -> ProcessOutput {
+        let keys = try await SharedInputs.shared.keys()
+        return try await TemporaryDirectory.with { directory in
+            try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys] + flags,
+                environment: ["TIPLEDGER_ENVIRONMENT": variable, "TIPLEDGER_APP_APPLE_ID": "1234567890"],
+                in: directory.path)
+        }
+    }
+
     /// testkit signs for one environment: the flag's, else the variable's when it names one,
     /// else Sandbox, also when the variable lists it among others (as Real setup sets it).
     @Test(arguments: [
@@ -107,30 +118,17 @@ import TipLedgerTestSupport
     func testkitSignsForTheEnvironmentItIsGiven(_ flags: [String], _ variable: String, _ signed: String)
         async throws
     {
-        let keys = try await SharedInputs.shared.keys()
-        try await TemporaryDirectory.with { directory in
-            let tip = try await TipLedgerBinary.run(
-                ["testkit", "transaction", "--keys", keys] + flags,
-                environment: ["TIPLEDGER_ENVIRONMENT": variable, "TIPLEDGER_APP_APPLE_ID": "1234567890"],
-                in: directory.path)
-            #expect(tip.exited(0), "\(tip.summary)")
-            #expect(
-                try CompactJWS.payload(of: tip.out.trimmingCharacters(in: .newlines))["environment"] as? String
-                    == signed)
-        }
+        let tip = try await Self.signTip(flags, variable: variable)
+        #expect(tip.exited(0), "\(tip.summary)")
+        let payload = try CompactJWS.payload(of: tip.out.trimmingCharacters(in: .newlines))
+        #expect(payload["environment"] as? String == signed)
     }
 
     @Test(arguments: [(["--environment", "Production,Sandbox"], ""), ([], "Production,Xcode")])
     func testkitRefusesSeveralEnvironmentsItCannotChooseFrom(_ flags: [String], _ variable: String) async throws {
-        let keys = try await SharedInputs.shared.keys()
-        try await TemporaryDirectory.with { directory in
-            let tip = try await TipLedgerBinary.run(
-                ["testkit", "transaction", "--keys", keys] + flags,
-                environment: ["TIPLEDGER_ENVIRONMENT": variable, "TIPLEDGER_APP_APPLE_ID": "1234567890"],
-                in: directory.path)
-            #expect(tip.exited(64), "\(tip.summary)")
-            #expect(tip.errLines.first == "error: testkit signs for one environment; give --environment with one name")
-        }
+        let tip = try await Self.signTip(flags, variable: variable)
+        #expect(tip.exited(64), "\(tip.summary)")
+        #expect(tip.errLines.first == "error: testkit signs for one environment; give --environment with one name")
     }
 
     @Test func trustedKeysComeFromTIPLEDGER_KEYSUnlessKeysIsGiven() async throws {
