@@ -266,7 +266,9 @@ public final class TipLedgerService: Sendable {
     private func authorized(_ request: HTTPRequest, token apiToken: [UInt8], _ body: () -> HTTPResponse)
         -> HTTPResponse
     {
-        let header = Array((request.headers["Authorization"] ?? "").utf8)
+        // Two Authorization fields (a proxy adding one to the client's) name no one credential.
+        let fields = request.headers.values(for: "Authorization")
+        let header = fields.count == 1 ? Array(fields[0].utf8) : []
         // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too.
         let prefix = Array("bearer ".utf8)
         let hasPrefix =

@@ -74,6 +74,19 @@ import TipLedgerTestSupport
         #expect(!response.bodyText.contains(ServiceHarness.token.prefix(12)), "the body repeats the token")
     }
 
+    /// Two Authorization fields name no one credential, even when one of them is right.
+    @Test(arguments: queryPaths)
+    func twoAuthorizationFieldsAreUnauthorized(path: String) throws {
+        let harness = try ServiceHarness()
+        let right = HTTPHeaders.Field(name: "Authorization", value: "Bearer \(ServiceHarness.token)")
+        let wrong = HTTPHeaders.Field(name: "authorization", value: "Bearer wrong-token-0123456789")
+
+        #expect(harness.request("GET", path, headers: HTTPHeaders([right])).status == 200)
+        #expect(harness.request("GET", path, headers: HTTPHeaders([right, wrong])).status == 401)
+        #expect(harness.request("GET", path, headers: HTTPHeaders([wrong, right])).status == 401)
+        #expect(harness.request("GET", path, headers: HTTPHeaders([right, right])).status == 401)
+    }
+
     @Test(arguments: queryPaths, ["Bearer", "bearer", "BEARER", "bEaReR"])
     func bearerSchemeIsCaseInsensitive(path: String, scheme: String) throws {
         let harness = try ServiceHarness()
