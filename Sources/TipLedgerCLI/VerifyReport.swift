@@ -47,25 +47,7 @@ struct VerifyReport {
             case .verified(let payload, let recording):
                 object.field("ok", true)
                 object.field("kind", payload.kind.rawValue)
-                object.field("environment", payload.environment.rawValue)
-                switch payload {
-                case .transaction(let transaction):
-                    object.field("transactionId", transaction.transactionId)
-                    object.field("productId", transaction.payload.productId)
-                    object.field("appAccountToken", transaction.payload.appAccountToken?.lowercased())
-                case .notification(let notification):
-                    object.field("notificationType", notification.rawNotificationType)
-                    object.field("subtype", notification.payload.rawSubtype)
-                    object.field("notificationUUID", notification.notificationUUID)
-                    object.field("transactionId", recording?.transactionId ?? notification.transaction?.transactionId)
-                case .renewalInfo(let renewal):
-                    object.field("originalTransactionId", renewal.payload.originalTransactionId)
-                    object.field("productId", renewal.payload.productId)
-                case .appTransaction(let app):
-                    object.field("appTransactionId", app.payload.appTransactionId)
-                    object.field("bundleId", app.payload.bundleId)
-                }
-                Self.writeRecording(recording, to: &object)
+                LedgerJSON.writeVerified(payload, recording: recording, to: &object)
             case .known(let known):
                 object.field("ok", true)
                 object.field("kind", known.kind.rawValue)
@@ -80,19 +62,11 @@ struct VerifyReport {
                     object.field("productId", known.productId)
                     object.field("appAccountToken", known.account)
                 }
-                Self.writeRecording(known.result, to: &object)
+                LedgerJSON.writeRecording(known.result, to: &object)
             }
         }
         writer.newline()
         bytes = writer.bytes
-    }
-
-    private static func writeRecording(_ recording: RecordResult?, to object: inout JSONWriter.ObjectWriter) {
-        object.field("outcome", recording?.outcome.rawValue ?? "verified")
-        if let recording, let state = recording.state {
-            object.field("state", state.rawValue)
-            object.field("finished", recording.finished)
-        }
     }
 
     /// Appends the report as one line of text to `bytes`, word by word in place (no string per

@@ -168,17 +168,8 @@ public final class TipLedgerService: Sendable {
         metrics.countNotification(type: type)
         return .json { writer in
             writer.object { object in
-                object.field("outcome", result.outcome.rawValue)
-                object.field("notificationType", verified.rawNotificationType)
-                object.field("subtype", verified.payload.rawSubtype)
-                object.field("notificationUUID", verified.notificationUUID)
-                object.field("environment", verified.environment.rawValue)
-                object.field("transactionId", result.transactionId ?? verified.transaction?.transactionId)
-                // As `verify --format json` has them: a state only where a transaction has one.
-                if let state = result.state {
-                    object.field("state", state.rawValue)
-                    object.field("finished", result.finished)
-                }
+                // As `verify --format json` says it.
+                LedgerJSON.writeVerified(.notification(verified), recording: result, to: &object)
             }
         }
     }
@@ -225,13 +216,7 @@ public final class TipLedgerService: Sendable {
         }
         return .json { writer in
             writer.object { object in
-                object.field("outcome", result.outcome.rawValue)
-                object.field("environment", verified.environment.rawValue)
-                object.field("transactionId", result.transactionId)
-                object.field("productId", verified.payload.productId)
-                object.field("appAccountToken", verified.payload.appAccountToken?.lowercased())
-                object.field("state", result.state?.rawValue)
-                object.field("finished", result.finished)
+                LedgerJSON.writeVerified(.transaction(verified), recording: result, to: &object)
             }
         }
     }
