@@ -59,10 +59,12 @@ struct GlobalOptions {
         """
 
     init(scanner: inout ArgumentScanner, environment: [String: String]) throws {
-        func setting(_ flag: String, _ variable: String) throws -> String? {
-            if let value = try scanner.value(flag) { return value }
-            guard let value = environment[variable], !value.isEmpty else { return nil }
-            return value
+        /// The environment variable `name`, unless it is unset or empty.
+        func variable(_ name: String) -> String? {
+            environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func setting(_ flag: String, _ name: String) throws -> String? {
+            try scanner.value(flag) ?? variable(name)
         }
         databasePath = try FileInput.databaseFile(
             try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
@@ -71,13 +73,12 @@ struct GlobalOptions {
         // Empty entries (a trailing comma) are dropped; the others are checked where they are
         // used (`verificationPolicy`), so a bad one fails only the commands that verify.
         bundleIds =
-            (bundleIdList ?? environment["TIPLEDGER_BUNDLE_ID"])
+            (bundleIdList ?? variable("TIPLEDGER_BUNDLE_ID"))
             .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
             ?? []
         let environmentFlag = try scanner.value("--environment")
         environmentFlagWasGiven = environmentFlag != nil
-        let givenEnvironments =
-            environmentFlag ?? environment["TIPLEDGER_ENVIRONMENT"].flatMap { $0.isEmpty ? nil : $0 }
+        let givenEnvironments = environmentFlag ?? variable("TIPLEDGER_ENVIRONMENT")
         environmentsWereGiven = givenEnvironments != nil
         let environmentList = givenEnvironments ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {
@@ -96,7 +97,7 @@ struct GlobalOptions {
         rootFiles = try scanner.values("--root")
         keysDirectory = try setting("--keys", "TIPLEDGER_KEYS")
         catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
-        listen = environment["TIPLEDGER_LISTEN"].flatMap { $0.isEmpty ? nil : $0 }
+        listen = variable("TIPLEDGER_LISTEN")
         let formatName = try scanner.value("--format") ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(
