@@ -94,9 +94,12 @@ public final class Verifier: Sendable {
         let detected = expected ?? PayloadKind.detect(jws.payload)
         let (effectiveDate, usedClock) = effectiveDate(of: jws.payload, kind: detected)
         let signer: Signer
-        if let resolved {
-            signer = try checkValidity(of: resolved, at: effectiveDate)
+        if let resolved, resolved.isValid(atSeconds: effectiveDate.wholeSeconds) {
+            signer = Signer(key: resolved.leafKey, isLocalTesting: false)
         } else {
+            // Outside the resolved chain's validity, the chain is validated again (see
+            // `signingKey`), from the header's certificates.
+            if resolved != nil { x5c = try certificateTexts(jws.header) }
             signer = try signingKey(x5c, at: effectiveDate, resolving: jws)
         }
         try checkSignature(jws, key: signer.key)
@@ -213,18 +216,13 @@ public final class Verifier: Sendable {
         let isLocalTesting: Bool
     }
 
-    /// The signer of a chain validated before, if the chain is valid at `date`.
-    private func checkValidity(of chain: ChainCache.Entry, at date: AppleDate) throws(VerificationError) -> Signer {
-        guard chain.isValid(atSeconds: date.wholeSeconds) else {
-            throw VerificationError(
-                .certificateNotValidAtSignedDate,
-                "a certificate of the chain is not valid at \(date), the payload's effective time")
-        }
-        return Signer(key: chain.leafKey, isLocalTesting: false)
-    }
-
     /// The key of the chain `x5c` names, validated at `date`; a three-certificate chain is
     /// remembered for `jws`'s header, so later tokens with it only check the time.
+    ///
+    /// A cached chain answers only for times inside its validity, which is that of the root
+    /// OpenSSL anchored it at when it was cached. Outside it, another trusted root (one name and
+    /// key, reissued with another validity) may still anchor the chain, so it is validated again,
+    /// as a verifier without the cache would; the cached entry stays as it is.
     private func signingKey(_ x5c: [String], at date: AppleDate, resolving jws: UnverifiedJWS) throws(VerificationError)
         -> Signer
     {
@@ -233,13 +231,14 @@ public final class Verifier: Sendable {
             return try localTestingKey(x5c[0], at: seconds)
         }
         let key = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
-        if let entry = chains.entry(for: key) {
+        let cached = chains.entry(for: key)
+        if let entry = cached {
             if !entry.thirdCertificates.contains(x5c[2]) {
                 _ = try certificate(x5c[2], index: 2)
                 chains.noteThirdCertificate(x5c[2], for: key)
             }
             remember(entry, for: jws)
-            return try checkValidity(of: entry, at: date)
+            if entry.isValid(atSeconds: seconds) { return Signer(key: entry.leafKey, isLocalTesting: false) }
         }
         let leaf = try certificate(x5c[0], index: 0)
         let intermediate = try certificate(x5c[1], index: 1)
@@ -253,9 +252,11 @@ public final class Verifier: Sendable {
             throw VerificationError(.untrustedChain, reason)
         }
         let leafKey = try checkRoles(chain)
-        let entry = ChainCache.Entry(chain: chain, leafKey: leafKey, thirdCertificate: x5c[2])
-        chains.store(entry, for: key)
-        remember(entry, for: jws)
+        if cached == nil {
+            let entry = ChainCache.Entry(chain: chain, leafKey: leafKey, thirdCertificate: x5c[2])
+            chains.store(entry, for: key)
+            remember(entry, for: jws)
+        }
         return Signer(key: leafKey, isLocalTesting: false)
     }
 

@@ -75,6 +75,39 @@ import TipLedgerTestSupport
         #expect(try TestChains.verifier().rejection(of: token) == .certificateNotValidAtSignedDate)
     }
 
+    /// Two trusted roots with one name and key but different validity (a root re-issued with
+    /// a longer life, both kept): the window cached for the first payload is that of the root
+    /// OpenSSL chose then, and a payload outside it but inside the other root's is accepted, as a
+    /// fresh verifier accepts it, whichever token comes first and however often.
+    @Test func aPayloadOutsideTheCachedRootsValidityIsCheckedAgainstTheOtherRoots() throws {
+        let pki = TestChains.shortLivedRoot
+        let reissued = try Certificate.mint(
+            CertificateTemplate(
+                subject: [("CN", "tipledger TEST Root CA"), ("O", "tipledger TEST")], serialNumber: 9,
+                notBefore: pki.intermediate.notBefore, notAfter: pki.intermediate.notAfter, isCA: true,
+                keyUsage: "critical,keyCertSign,cRLSign"),
+            subjectKey: pki.rootKey, issuer: nil)
+        func verifier() throws -> Verifier {
+            Verifier(
+                trustStore: try TrustStore(roots: [pki.root, reissued]),
+                policy: VerificationPolicy(bundleIds: ["com.example.tips"], environments: [.sandbox]),
+                clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)))
+        }
+        let now = try TestJWS.sign(TestPayloads.transaction(), pki: pki)
+        let later = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(pki.root.notAfter * 1000 + 30 * day)]), pki: pki)
+        let beyond = try TestJWS.sign(
+            TestPayloads.transaction(["signedDate": String(reissued.notAfter * 1000 + day)]), pki: pki)
+        #expect(try verifier().rejection(of: later) == nil, "fresh")
+        #expect(try verifier().rejection(of: beyond) == .certificateNotValidAtSignedDate, "fresh")
+
+        let cached = try verifier()
+        for (index, token) in [now, later, later, now, beyond, later].enumerated() {
+            let expected: VerificationError.Code? = token == beyond ? .certificateNotValidAtSignedDate : nil
+            #expect(cached.rejection(of: token) == expected, "token \(index)")
+        }
+    }
+
     @Test func aCachedChainDoesNotExcuseABadSignatureOrAThirdCertificate() throws {
         let verifier = try TestChains.verifier()
         let token = try TestJWS.sign(TestPayloads.transaction())
