@@ -175,8 +175,9 @@ struct RecordWriter {
 
         var effect = try applyNestedTransaction(of: notification, type: type, uuid: uuid, row: nestedRow)
         switch type {
-        case .consumptionRequest:
-            guard let nestedId else { break }
+        // A request is about a transaction: without one (Apple's always carry it), the
+        // notification leaves only the event any other type leaves.
+        case .consumptionRequest where nestedId != nil:
             try event(
                 "consumption_requested", environment, nestedId, source: uuid,
                 detail: notification.payload.data?.rawConsumptionRequestReason)

@@ -144,6 +144,21 @@ import TipLedgerTestSupport
         #expect(try store.record(try TestChains.notification(type: "TEST", uuid: uuid)).outcome == .duplicate)
     }
 
+    /// Apple's always carry the transaction; one without opens no request (a request is about a
+    /// transaction) but is recorded, and leaves its event in the history like any other.
+    @Test func consumptionRequestWithoutATransactionIsRecordedWithAnEvent() throws {
+        let store = try TestLedger()
+        let uuid = TestChains.uuid(1)
+
+        let result = try store.record(try TestChains.notification(type: "CONSUMPTION_REQUEST", uuid: uuid))
+
+        #expect(result == RecordResult(outcome: .recorded, transactionId: nil, state: nil, finished: nil))
+        #expect(try store.ledger.report(ReportQuery(), now: reference).openConsumptionRequests.isEmpty)
+        #expect(
+            try store.ledger.texts("SELECT kind || ' ' || detail FROM events WHERE source = ?", [uuid])
+                == ["notification CONSUMPTION_REQUEST"])
+    }
+
     @Test func oneTimeChargeRecordsItsTransactionWhenNewAndLeavesItPending() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: id, price: 1990)
