@@ -445,6 +445,8 @@ public final class Verifier: Sendable {
             throw VerificationError(
                 .wrongEnvironment, "signed by an Xcode testing certificate but claims \(environment.rawValue)")
         }
-        return environment
+        // LocalTesting is Apple's other name for Xcode's: one environment, so the ledger keys,
+        // answers and totals name it one way (the evidence keeps the payload's own word).
+        return environment.isLocalTesting ? .xcode : environment
     }
 }

@@ -23,6 +23,26 @@ import TipLedgerTestSupport
         #expect(try store.eventKinds(of: id) == ["recorded", "finished"])
     }
 
+    /// LocalTesting is Apple's other name for Xcode's environment (SPEC 2): one transaction
+    /// signed under each name is one row, under Xcode.
+    @Test func aTransactionUnderLocalTestingAndXcodeIsOneRow() throws {
+        let store = try TestLedger()
+        let verifier = try TestChains.verifier(environments: [.xcode])
+        let xcode = try TestChains.transaction(id: id, environment: "Xcode")
+        let localTesting = try TestChains.transaction(id: id, environment: "LocalTesting") {
+            $0.signedDate = reference + hour
+        }
+
+        let first = try store.ledger.record(try TestChains.verified(localTesting, by: verifier), finish: true)
+        let second = try store.ledger.record(try TestChains.verified(xcode, by: verifier), finish: true)
+
+        #expect(first == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
+        // Older than the LocalTesting copy: stale, so a duplicate of the row it would update.
+        #expect(second == RecordResult(outcome: .duplicate, transactionId: id, state: .finished, finished: true))
+        #expect(try store.ledger.texts("SELECT environment FROM transactions", []) == ["Xcode"])
+        #expect(try store.count("evidence") == 2)
+    }
+
     @Test func newerSignedCopyOfATransactionUpdatesIt() throws {
         let store = try TestLedger()
         try store.record(try TestChains.transaction(id: id))
