@@ -49,7 +49,8 @@ struct GlobalOptions {
                                  it when given, else cover every environment)
           --app-apple-id N       the app's Apple id, required when Production is accepted
                                  [TIPLEDGER_APP_APPLE_ID]
-          --root FILE            trust this root certificate (DER or PEM); repeatable
+          --root FILE            trust this root certificate (DER or PEM); repeatable;
+                                 TIPLEDGER_KEYS is then not read
           --keys DIR             trust every self-signed certificate in DIR [TIPLEDGER_KEYS]
                                  (default: the built-in Apple Root CA - G3)
           --catalog FILE         Xcode .storekit file for product names and prices
@@ -64,38 +65,43 @@ struct GlobalOptions {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
         func setting(_ flag: String, _ name: String) throws -> String? {
-            try scanner.value(flag) ?? variable(name)
+            try sourced(flag, name)?.value
+        }
+        /// The flag's value, else its variable's, with the name to blame for a bad one.
+        func sourced(_ flag: String, _ name: String) throws -> (value: String, source: String)? {
+            if let value = try scanner.value(flag) { return (value, flag) }
+            return variable(name).map { ($0, name) }
         }
         databasePath = try FileInput.databaseFile(
             try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
-        let bundleIdList = try scanner.value("--bundle-id")
-        bundleIdSource = bundleIdList == nil ? "TIPLEDGER_BUNDLE_ID" : "--bundle-id"
+        let bundleIdList = try sourced("--bundle-id", "TIPLEDGER_BUNDLE_ID")
+        bundleIdSource = bundleIdList?.source ?? "--bundle-id"
         // Empty entries (a trailing comma) are dropped; the others are checked where they are
         // used (`verificationPolicy`), so a bad one fails only the commands that verify.
         bundleIds =
-            (bundleIdList ?? variable("TIPLEDGER_BUNDLE_ID"))
-            .map { $0.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
+            bundleIdList.map { $0.value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
             ?? []
-        let environmentFlag = try scanner.value("--environment")
-        environmentFlagWasGiven = environmentFlag != nil
-        let givenEnvironments = environmentFlag ?? variable("TIPLEDGER_ENVIRONMENT")
+        let givenEnvironments = try sourced("--environment", "TIPLEDGER_ENVIRONMENT")
+        environmentFlagWasGiven = givenEnvironments?.source == "--environment"
         environmentsWereGiven = givenEnvironments != nil
-        let environmentList = givenEnvironments ?? "Production"
+        let environmentList = givenEnvironments?.value ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {
             throw CLIError.usage(
-                "--environment must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'",
+                "\(givenEnvironments?.source ?? "--environment") must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'",
                 command: scanner.command)
         }
         self.environments = environments
-        if let text = try setting("--app-apple-id", "TIPLEDGER_APP_APPLE_ID") {
+        if let (text, source) = try sourced("--app-apple-id", "TIPLEDGER_APP_APPLE_ID") {
             guard let number = Int64(text), number > 0 else {
                 throw CLIError.usage(
-                    "--app-apple-id must be a positive whole number, not '\(text)'", command: scanner.command)
+                    "\(source) must be a positive whole number, not '\(text)'", command: scanner.command)
             }
             appAppleId = number
         }
         rootFiles = try scanner.values("--root")
-        keysDirectory = try setting("--keys", "TIPLEDGER_KEYS")
+        // `--root` and `--keys` both stand for TIPLEDGER_KEYS: either flag puts it aside (both
+        // flags together trust both).
+        keysDirectory = try scanner.value("--keys") ?? (rootFiles.isEmpty ? variable("TIPLEDGER_KEYS") : nil)
         catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
         listen = variable("TIPLEDGER_LISTEN")
         let formatName = try scanner.value("--format") ?? "text"

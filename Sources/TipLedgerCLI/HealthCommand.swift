@@ -17,12 +17,7 @@ struct HealthCommand: Command {
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
-        let text = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
-        do {
-            address = try ListenAddress(parsing: text)
-        } catch {
-            throw CLIError.usage("--listen takes HOST:PORT, not '\(text)'", command: Self.name)
-        }
+        address = try ServeCommand.listenAddress(&scanner, globals: globals, command: Self.name)
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {

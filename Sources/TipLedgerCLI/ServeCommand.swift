@@ -48,15 +48,7 @@ struct ServeCommand: Command {
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
-        let listenText = try scanner.value("--listen") ?? globals.listen ?? "127.0.0.1:8080"
-        let listen: ListenAddress
-        do {
-            listen = try ListenAddress(parsing: listenText)
-        } catch {
-            throw CLIError.usage(
-                "--listen takes HOST:PORT with an IPv4 host, such as 0.0.0.0:8080, not '\(listenText)'",
-                command: Self.name)
-        }
+        let listen = try Self.listenAddress(&scanner, globals: globals, command: Self.name)
         tokenFile = try scanner.value("--api-token-file")
         finish = !scanner.flag("--no-finish")
         var configuration = HTTPServerConfiguration(listenAddress: listen)
@@ -206,5 +198,24 @@ enum AccessLogLine {
             }
         }
         return result
+    }
+}
+
+extension ServeCommand {
+    /// `--listen`, else `TIPLEDGER_LISTEN`, else 127.0.0.1:8080; a bad address is blamed on
+    /// whichever of the two gave it.
+    static func listenAddress(_ scanner: inout ArgumentScanner, globals: GlobalOptions, command: String) throws
+        -> ListenAddress
+    {
+        let flag = try scanner.value("--listen")
+        let (text, source) =
+            flag.map { ($0, "--listen") } ?? globals.listen.map { ($0, "TIPLEDGER_LISTEN") }
+            ?? ("127.0.0.1:8080", "--listen")
+        do {
+            return try ListenAddress(parsing: text)
+        } catch {
+            throw CLIError.usage(
+                "\(source) takes HOST:PORT with an IPv4 host, such as 0.0.0.0:8080, not '\(text)'", command: command)
+        }
     }
 }

@@ -131,7 +131,9 @@ import TipLedgerTestSupport
         #expect(tip.errLines.first == "error: testkit signs for one environment; give --environment with one name")
     }
 
-    @Test func trustedKeysComeFromTIPLEDGER_KEYSUnlessKeysIsGiven() async throws {
+    /// `--keys` and `--root` both stand for TIPLEDGER_KEYS, and either flag wins over it: a
+    /// root given on the command line narrows trust to itself.
+    @Test func trustedKeysComeFromTIPLEDGER_KEYSUnlessKeysOrRootIsGiven() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
             let other = try await TipLedgerBinary.run(["testkit", "init", "--out", "other-keys"], in: directory.path)
@@ -152,7 +154,7 @@ import TipLedgerTestSupport
                 environment: variables, in: directory.path)
             async let viaRoot = TipLedgerBinary.run(
                 ["verify", "--dry-run", "--format", "json", "--root", "other-keys/root.pem"], input: .text(tip.out),
-                environment: variables.filter { $0.key != "TIPLEDGER_KEYS" }, in: directory.path)
+                environment: variables, in: directory.path)
             let (accepted, rejected, rejectedByRoot) = try await (viaVariable, viaFlag, viaRoot)
             #expect(accepted.exited(0), "\(accepted.summary)")
             #expect(rejected.exited(1), "\(rejected.summary)")

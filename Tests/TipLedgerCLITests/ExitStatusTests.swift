@@ -52,6 +52,20 @@ import TipLedgerTestSupport
             arguments: ["verify", "--bundle-id", "com.example.tipjar", "--app-apple-id", "abc"],
             message: "--app-apple-id must be a positive whole number"),
         FailingCase(
+            name: "bad TIPLEDGER_ENVIRONMENT", arguments: ["verify", "--bundle-id", "com.example.tipjar"],
+            message: "TIPLEDGER_ENVIRONMENT must list Production, Sandbox, Xcode or LocalTesting", input: "x\n",
+            environment: ["TIPLEDGER_ENVIRONMENT": ","]),
+        FailingCase(
+            name: "bad TIPLEDGER_APP_APPLE_ID", arguments: ["verify", "--bundle-id", "com.example.tipjar"],
+            message: "TIPLEDGER_APP_APPLE_ID must be a positive whole number, not 'abc'",
+            environment: ["TIPLEDGER_APP_APPLE_ID": "abc"]),
+        FailingCase(
+            name: "bad --listen", arguments: ["serve", "--listen", "bogus"],
+            message: "--listen takes HOST:PORT with an IPv4 host, such as 0.0.0.0:8080, not 'bogus'"),
+        FailingCase(
+            name: "bad TIPLEDGER_LISTEN", arguments: ["health"], message: "TIPLEDGER_LISTEN takes HOST:PORT",
+            environment: ["TIPLEDGER_LISTEN": "bogus"]),
+        FailingCase(
             name: "format no command has", arguments: ["verify", "--format", "xml"] + sandbox,
             message: "--format must be"),
         FailingCase(
