@@ -46,6 +46,7 @@ struct LineReader {
         while true {
             if let newline = Self.newline(in: buffer, from: start) {
                 lineNumber += 1
+                if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: newline) }
                 let length = newline - start
                 defer { start = newline + 1 }
                 if skipped > 0 || length > maximumLineBytes {
@@ -59,6 +60,7 @@ struct LineReader {
             if atEnd {
                 guard start < buffer.count || skipped > 0 else { return nil }
                 lineNumber += 1
+                if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: buffer.count) }
                 let length = buffer.count - start
                 defer { start = buffer.count }
                 if skipped > 0 || length > maximumLineBytes {
@@ -77,6 +79,16 @@ struct LineReader {
                 dropConsumed()
             }
             fill()
+        }
+    }
+
+    /// Skips the UTF-8 byte order mark an editor may put at the start of a file, when the first
+    /// line (ending at `end`) starts with one: it belongs to the file, not to the line. One
+    /// anywhere else stays in its line.
+    private mutating func skipByteOrderMark(before end: Int) {
+        let mark: [UInt8] = [0xef, 0xbb, 0xbf]
+        if end - start >= mark.count && buffer[start..<(start + mark.count)].elementsEqual(mark) {
+            start += mark.count
         }
     }
 

@@ -146,6 +146,18 @@ import TipLedgerTestSupport
         #expect(line["error"] as? String == "malformed_jws", "64 KiB is the limit itself, not over it")
     }
 
+    /// A byte order mark an editor put at the start of a file is not part of the first line;
+    /// anywhere else it is, and the line is not a token.
+    @Test func aByteOrderMarkAtTheStartOfTheInputIsSkipped() async throws {
+        let token = try Self.vector("sandbox-transaction-04")
+        let result = try await Self.verify("\u{FEFF}\(token)\n\u{FEFF}\(token)\n")
+        let lines = try result.jsonLines()
+        try #require(lines.count == 2, "\(result.summary)")
+        #expect(lines[0]["ok"] as? Bool == true)
+        #expect(lines[1]["ok"] as? Bool == false)
+        #expect(result.exited(1))
+    }
+
     @Test func crlfLineEndingsWork() async throws {
         let transaction = try Self.vector("sandbox-transaction-04")
         let webhook = #"{"signedPayload":"\#(try Self.vector("sandbox-notification-03"))"}"#
