@@ -142,8 +142,18 @@ extension ReportRow {
     /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded to the nearest minor unit of
     /// the currency (a cent, a yen), halves away from zero. An estimate: Apple's own rounding and
     /// taxes differ.
+    ///
+    /// Computed in integers, so a half is a half: in binary fractions 0.35 × (1 − 0.3) falls
+    /// just short of 0.245 and would round down. The rate counts to eight decimals, as
+    /// `ReportQuery.commissionRate` reads it from a decimal text.
     public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
         let unit = CurrencyUnit.minorUnitMilli(of: currency)
-        return Int64((Double(netMilli) * (1 - rate) / Double(unit)).rounded(.toNearestOrAwayFromZero)) * unit
+        let scale: Int64 = 100_000_000
+        let kept = scale - Int64((rate * Double(scale)).rounded())
+        // net × kept may not fit 64 bits; the quotient, at most net / unit, does.
+        let divisor = scale * unit
+        let (quotient, remainder) = divisor.dividingFullWidth(netMilli.multipliedFullWidth(by: kept))
+        let halfOrMore = remainder.magnitude * 2 >= divisor.magnitude
+        return (quotient + (halfOrMore ? (remainder < 0 ? -1 : 1) : 0)) * unit
     }
 }

@@ -42,11 +42,29 @@ import Testing
     /// Proceeds are rounded half up to the currency's minor unit: a yen, a cent, a fils.
     @Test(arguments: [
         ("JPY", Int64(106_001), Int64(90_000)), ("USD", 5980, 5080), ("KWD", 1999, 1699), ("USD", 1000, 850),
+        ("USD", -5980, -5080), ("USD", -1010, -860),
     ])
     func proceedsRoundToTheCurrencysMinorUnit(_ currency: String, _ net: Int64, _ proceeds: Int64) {
         let row = ReportRow(
             environment: .sandbox, group: nil, currency: currency, transactions: 1, units: 1, grossMilli: net,
             refundedMilli: 0, revokedMilli: 0)
         #expect(row.estimatedProceedsMilli(commission: 0.15) == proceeds)
+    }
+
+    /// Exact to the cent where binary fractions are not: 0.35 at 30 % is 0.245, which rounds
+    /// to 0.25, and so on for every net up to 100.00 at rates written in percent.
+    @Test(arguments: ["30%", "0.3", "15%", "17.5%", "33%"])
+    func proceedsRoundHalvesUpExactly(_ given: String) throws {
+        let rate = try ReportQuery.commissionRate(given)
+        let keptTenths = 1000 - Int64((rate * 1000).rounded())  // the rate kept, in tenths of a percent
+        for cents in Int64(0)...10_000 {
+            let row = ReportRow(
+                environment: .sandbox, group: nil, currency: "USD", transactions: 1, units: 1, grossMilli: cents * 10,
+                refundedMilli: 0, revokedMilli: 0)
+            // cents × kept / 1000, halves up, in integers.
+            let expected = (cents * keptTenths * 2 + 1000) / 2000 * 10
+            #expect(row.estimatedProceedsMilli(commission: rate) == expected, "\(cents) cents at \(given)")
+            if row.estimatedProceedsMilli(commission: rate) != expected { break }
+        }
     }
 }
