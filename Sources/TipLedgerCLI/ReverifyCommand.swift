@@ -63,8 +63,10 @@ struct ReverifyCommand: Command {
                 if failure.kind == "notification", let uuid = failure.notificationUUID {
                     subject = uuid + (failure.transactionId.map { " about transaction \($0)" } ?? "")
                 }
+                // The environment first: one transaction id may be in several.
                 context.terminal.line(
-                    "\(failure.kind) \(subject): \(failure.error.code.rawValue): \(failure.error.message)")
+                    "\(failure.environment) \(failure.kind) \(subject): \(failure.error.code.rawValue): \(failure.error.message)"
+                )
             }
             let payloads = checked == 1 ? "stored payload" : "stored payloads"
             context.terminal.line("\(checked) \(payloads) checked, \(failures.count) failed")

@@ -515,7 +515,7 @@ import TipLedgerTestSupport
             #expect(failing.err.isEmpty)
             #expect(failing.outLines.last == "1 stored payload checked, 1 failed")
             let id = try SignedTip(tip.outLines[0]).transactionId
-            #expect(failing.outLines.first?.hasPrefix("transaction \(id): wrong_bundle_id: ") == true)
+            #expect(failing.outLines.first?.hasPrefix("Sandbox transaction \(id): wrong_bundle_id: ") == true)
 
             // In JSON, one object, with the count whether or not anything failed.
             let (passingJSON, failingJSON) = try await (sameInJSON, otherAppInJSON)
