@@ -152,6 +152,11 @@ struct ServeCommand: Command {
 
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}
+        // A second signal during the drain changes nothing: ignored (which also discards one
+        // already pending), it neither cuts the drain short nor kills the process by its default
+        // action once the mask is lifted on the way out, before the ledger is closed.
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
         terminal.errorLine("received signal \(received): finishing requests in flight")
         let drained = server.stop(gracePeriod: .seconds(10))
         terminal.errorLine(drained ? "stopped" : "stopped; some requests did not finish in time")

@@ -104,6 +104,9 @@ extension ServeLiveTests {
         let signalled = clock.now
         service.child.send(SIGTERM)
         #expect(service.child.errors.wait(upTo: .seconds(10)) { $0.contains("received signal 15") })
+        // Impatience (a second SIGTERM, a Ctrl-C) during the drain changes nothing.
+        service.child.send(SIGTERM)
+        service.child.send(SIGINT)
         #expect(waitForRefusal(port: port, within: .seconds(10)))
         try slowConnection.send(Array(slow.body[100...]))
         let slowResponse = try slowConnection.readResponse()
