@@ -69,26 +69,29 @@ extension Ledger {
         }
         let matching = conditions.joined(separator: " AND ")
         let listed = includeAll ? matching : matching + " AND state IN ('pending', 'finished')"
+        // One read transaction, so the list and the totals see the same commits.
         return try withReader { database in
-            let transactions = try database.query(
-                "SELECT \(Self.transactionColumns) FROM transactions WHERE \(listed) "
-                    + "ORDER BY purchase_date_ms, environment, transaction_id",
-                values, row: Self.transactionRecord)
-            let totals = try database.query(
-                """
-                SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli), count(*)
-                FROM transactions WHERE \(matching) GROUP BY environment, currency ORDER BY environment, currency
-                """, values
-            ) { row in
-                (
-                    NetTotal(
-                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
-                        currency: row.text(1), netMilli: row.int64(2)),
-                    Int(row.int64(3))
-                )
+            try database.readTransaction {
+                let transactions = try database.query(
+                    "SELECT \(Self.transactionColumns) FROM transactions WHERE \(listed) "
+                        + "ORDER BY purchase_date_ms, environment, transaction_id",
+                    values, row: Self.transactionRecord)
+                let totals = try database.query(
+                    """
+                    SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli), count(*)
+                    FROM transactions WHERE \(matching) GROUP BY environment, currency ORDER BY environment, currency
+                    """, values
+                ) { row in
+                    (
+                        NetTotal(
+                            environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+                            currency: row.text(1), netMilli: row.int64(2)),
+                        Int(row.int64(3))
+                    )
+                }
+                let all = totals.reduce(0) { $0 + $1.1 }
+                return Restore(transactions: transactions, totals: totals.map(\.0), unlisted: all - transactions.count)
             }
-            let all = totals.reduce(0) { $0 + $1.1 }
-            return Restore(transactions: transactions, totals: totals.map(\.0), unlisted: all - transactions.count)
         }
     }
 
@@ -181,24 +184,29 @@ extension Ledger {
             requestConditions.append(environment.sql)
             requestValues += environment.values
         }
+        // One read transaction, so the rows and the open requests see the same commits.
         return try withReader { database in
-            let rows = try database.query(sql, values) { row in
-                ReportRow(
-                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, group: row.text(1),
-                    currency: row.text(2), transactions: row.int64(3), units: row.int64(4), grossMilli: row.int64(5),
-                    refundedMilli: row.int64(6), revokedMilli: row.int64(7))
+            try database.readTransaction {
+                let rows = try database.query(sql, values) { row in
+                    ReportRow(
+                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+                        group: row.text(1),
+                        currency: row.text(2), transactions: row.int64(3), units: row.int64(4),
+                        grossMilli: row.int64(5),
+                        refundedMilli: row.int64(6), revokedMilli: row.int64(7))
+                }
+                let requests = try database.query(
+                    """
+                    SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests
+                    WHERE \(requestConditions.joined(separator: " AND ")) ORDER BY deadline_ms, transaction_id
+                    """, requestValues
+                ) { row in
+                    ConsumptionRequest(
+                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
+                        transactionId: row.text(1) ?? "", reason: row.text(2), deadlineMilliseconds: row.int64(3))
+                }
+                return Report(rows: rows, openConsumptionRequests: requests)
             }
-            let requests = try database.query(
-                """
-                SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests
-                WHERE \(requestConditions.joined(separator: " AND ")) ORDER BY deadline_ms, transaction_id
-                """, requestValues
-            ) { row in
-                ConsumptionRequest(
-                    environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
-                    transactionId: row.text(1) ?? "", reason: row.text(2), deadlineMilliseconds: row.int64(3))
-            }
-            return Report(rows: rows, openConsumptionRequests: requests)
         }
     }
 

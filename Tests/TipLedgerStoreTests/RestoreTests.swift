@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Synchronization
 import Testing
 import TipLedgerCore
 import TipLedgerTestSupport
@@ -139,6 +140,38 @@ import TipLedgerTestSupport
         #expect(restore.transactions.map(\.transactionId) == ["2000000000000001"])
         #expect(restore.transactions.map(\.appTransactionId) == ["704897469903383919"])
         #expect(restore.totals.map(\.netMilli) == [990])
+    }
+
+    /// The list and the totals come from one snapshot: while tips are recorded for the account,
+    /// every answer lists exactly the tips its totals add up.
+    @Test func theListAndTheTotalsAgreeWhileTipsAreRecorded() async throws {
+        let store = try TestLedger()
+        let verified = try (1...120).map { index in
+            try TestChains.verified(try TestChains.transaction(id: String(2_000_000_000_100_000 + index), price: 990))
+        }
+        let ledger = store.ledger
+        let done = Atomic(false)
+        async let recording: Void = {
+            defer { done.store(true, ordering: .releasing) }
+            for tip in verified { _ = try ledger.record(tip, finish: true) }
+        }()
+        var answers = 0
+        var disagreements: [String] = []
+        while true {
+            let finished = done.load(ordering: .acquiring)
+            let restore = try ledger.restore(account: account, includeAll: true)
+            let listed = restore.transactions.reduce(0) { $0 + $1.netMilli }
+            let total = restore.totals.reduce(0) { $0 + $1.netMilli }
+            if restore.unlisted != 0 || listed != total {
+                disagreements.append(
+                    "\(restore.transactions.count) listed, \(restore.unlisted) unlisted, \(listed) against \(total)")
+            }
+            answers += 1
+            if finished { break }
+        }
+        try await recording
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(3)) in \(answers) answers")
+        #expect(try ledger.restore(account: account, includeAll: true).transactions.count == 120)
     }
 
     @Test func unknownAccountHasNoTipsAndNoTotals() throws {
