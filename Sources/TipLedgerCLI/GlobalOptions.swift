@@ -40,7 +40,7 @@ struct GlobalOptions {
     ]
 
     static let usage = """
-        Global options (also read from the environment; a flag wins):
+        Global options (all but --format also read from the environment; a flag wins):
           --db PATH              ledger file [TIPLEDGER_DB] (default: tipledger.sqlite)
           --bundle-id ID[,ID]    accepted bundle ids [TIPLEDGER_BUNDLE_ID]
           --environment LIST     accepted environments: Production, Sandbox, Xcode
