@@ -3,10 +3,30 @@
 #define TIPLEDGER_CMICROHTTPD_SHIM_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <microhttpd.h>
+
+// Percent-decodes a request's path and query arguments as libmicrohttpd does (MHD_http_unescape),
+// except a text holding %00, or a path (it starts with '/') holding %2F (either case): those are
+// left as they came. Decoded, %00 would end the path early for a reader of C strings
+// ("/metrics%00.css" read as "/metrics"), and %2F would make a slash that a proxy's path rules did
+// not see. Left encoded, such a path matches no route.
+static inline size_t tl_mhd_unescape(void *context, struct MHD_Connection *connection, char *text) {
+    (void)context;
+    (void)connection;
+    bool isPath = text[0] == '/';
+    for (const char *at = text; *at != '\0'; at++) {
+        // Each test stops at the first byte that differs, so none reads past the terminator.
+        bool nul = at[0] == '%' && at[1] == '0' && at[2] == '0';
+        bool slash = isPath && at[0] == '%' && at[1] == '2' && (at[2] == 'F' || at[2] == 'f');
+        if (nul || slash) return strlen(text);
+    }
+    return MHD_http_unescape(text);
+}
 
 // MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init).
 static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_socket listen_socket,
@@ -26,6 +46,7 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, connections_per_client,
                             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
+                            MHD_OPTION_UNESCAPE_CALLBACK, tl_mhd_unescape, NULL,
                             MHD_OPTION_END);
 }
 

@@ -25,7 +25,7 @@ enum DaemonCallbacks {
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
 
         guard let slot = requestSlot.pointee else {
-            context.headerDeadline.requestStarted(connection)
+            context.deadlines.headersArrived(connection)
             return begin(
                 connection, url: url, method: method, version: version, requestSlot: requestSlot, context: context)
         }
@@ -50,7 +50,7 @@ enum DaemonCallbacks {
         // Takes back the +1 `begin` gave the slot; the request context is freed when this scope ends.
         let request = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
-        if let connection { context.headerDeadline.requestEnded(connection) }
+        if let connection { context.deadlines.requestEnded(connection) }
         if let status = request.status, let log = context.accessLog {
             log(
                 AccessLogEntry(
@@ -65,15 +65,15 @@ enum DaemonCallbacks {
     }
 
     /// `MHD_NotifyConnectionCallback`: a connection opened or closed (closed before its socket
-    /// is), for the header deadline.
+    /// is), for the request deadlines.
     static let connectionNotified: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
         guard let contextPointer, let connection else { return }
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
         switch code {
         case .CONNECTION_NOTIFY_STARTED:
-            context.headerDeadline.opened(connection, socket: tl_mhd_connection_socket(connection))
+            context.deadlines.opened(connection, socket: tl_mhd_connection_socket(connection))
         default:
-            context.headerDeadline.closed(connection)
+            context.deadlines.closed(connection)
         }
     }
 
@@ -97,15 +97,9 @@ enum DaemonCallbacks {
         // The slot now owns a +1 on the request; `requestCompleted` releases it.
         requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
 
-        if hasAmbiguousFraming(connection) {
-            return queue(ambiguousFramingResponse, on: connection, for: request, context: context)
-        }
-        // RFC 9112 section 3.2: "A server MUST respond with a 400 (Bad Request) status code to
-        // any HTTP/1.1 request message that lacks a Host header field".
-        if version.map({ String(cString: $0) }) == "HTTP/1.1",
-            MHD_lookup_connection_value(connection, .HEADER_KIND, "Host") == nil
-        {
-            return queue(missingHostResponse, on: connection, for: request, context: context)
+        let headers = values(of: connection, kind: .HEADER_KIND)
+        if let problem = malformation(of: headers, version: version.map { String(cString: $0) } ?? "") {
+            return queue(problem, on: connection, for: request, context: context)
         }
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
             let length = UInt64(String(cString: declared)), length > UInt64(context.maximumBodyBytes)
@@ -116,24 +110,43 @@ enum DaemonCallbacks {
         return .YES
     }
 
-    /// Whether the request does not say plainly where its body ends: `Content-Length` fields
-    /// that disagree, one beside `Transfer-Encoding`, or a `Transfer-Encoding` other than one
-    /// field saying `chunked` (several fields, or codings this server does not decode). A proxy
-    /// in front may have read the framing otherwise, and the bytes it took for the next request
-    /// would then be read as this one's body (request smuggling); RFC 9112 sections 6.1 and 6.3
-    /// ask for a 400 and a closed connection.
-    private static func hasAmbiguousFraming(_ connection: OpaquePointer) -> Bool {
+    /// The 400 for a request whose header section a proxy in front may have read otherwise than
+    /// libmicrohttpd did, or nil. Such a request is answered and its connection closed, as RFC
+    /// 9112 asks, so no byte of it is read as another request (request smuggling):
+    /// - a field name with a byte no name may have (section 5.1: whitespace before the colon
+    ///   hides `Content-Length : 5` from libmicrohttpd's framing, which keeps the space in the
+    ///   name), or a value with a CR, LF or NUL (section 2.2);
+    /// - a Host field missing from an HTTP/1.1 request, or more than one (section 3.2);
+    /// - a body whose end is not said plainly: `Content-Length` fields that disagree, one beside
+    ///   `Transfer-Encoding`, a `Transfer-Encoding` other than one field saying `chunked`
+    ///   (sections 6.1 and 6.3), or one in an HTTP/1.0 request (section 6.1).
+    static func malformation(of headers: [(name: String, value: String)], version: String) -> HTTPResponse? {
         var lengths: Set<String> = []
         var encodings: [String] = []
-        for (name, value) in values(of: connection, kind: .HEADER_KIND) {
+        var hosts = 0
+        for (name, value) in headers {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte),
+                !value.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0x00 })
+            else {
+                return badRequest("a header field's name or value has a character it may not have")
+            }
             if HTTPHeaders.namesMatch(name, "Content-Length") {
                 lengths.insert(value)
             } else if HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
                 encodings.append(value)
+            } else if HTTPHeaders.namesMatch(name, "Host") {
+                hosts += 1
             }
         }
-        let plainlyChunked = encodings.count == 1 && isChunked(encodings[0])
-        return lengths.count > 1 || (!encodings.isEmpty && (!lengths.isEmpty || !plainlyChunked))
+        if hosts > 1 || (hosts == 0 && version == "HTTP/1.1") {
+            return badRequest("an HTTP/1.1 request needs one Host field")
+        }
+        let plainlyChunked = encodings.count == 1 && isChunked(encodings[0]) && version != "HTTP/1.0"
+        if lengths.count > 1 || (!encodings.isEmpty && (!lengths.isEmpty || !plainlyChunked)) {
+            return badRequest(
+                "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
+        }
+        return nil
     }
 
     /// Whether a `Transfer-Encoding` value is `chunked` alone, in any case, as libmicrohttpd
@@ -142,11 +155,12 @@ enum DaemonCallbacks {
         value.utf8.elementsEqual("chunked".utf8) { $0 | 0x20 == $1 }
     }
 
-    private static let ambiguousFramingResponse = HTTPResponse.error(
-        .badRequest, "the request's Content-Length and Transfer-Encoding fields do not say plainly where its body ends")
-
-    private static let missingHostResponse = HTTPResponse.error(
-        .badRequest, "an HTTP/1.1 request needs a Host field")
+    /// A 400 after which the connection is closed.
+    private static func badRequest(_ message: String) -> HTTPResponse {
+        var response = HTTPResponse.error(.badRequest, message)
+        response.headers.set("Connection", "close")
+        return response
+    }
 
     /// A piece of body: keeps it while the total stays within the limit, otherwise drops what
     /// was kept and only counts. Every byte is marked consumed so libmicrohttpd keeps reading.
@@ -169,11 +183,9 @@ enum DaemonCallbacks {
         if request.tooLarge && request.receivedBytes > context.maximumBodyBytes + context.discardAllowanceBytes {
             return .NO
         }
-        // A body trickling in just fast enough to beat the silence timeout: close once it has
-        // taken longer than any honest client would.
-        if request.started.duration(to: .now) > context.bodyDeadline {
-            return .NO
-        }
+        // A body trickling in just fast enough to beat the silence timeout is cut off by
+        // `RequestDeadlines`, which also counts the time between pieces (a chunk's size line,
+        // its extensions, the trailers) when this is not called.
         return .YES
     }
 
@@ -182,6 +194,7 @@ enum DaemonCallbacks {
     private static func finish(
         _ connection: OpaquePointer, request: RequestContext, context: DaemonContext
     ) -> MHD_Result {
+        context.deadlines.requestArrived(connection)
         // Refused at the headers: the answer is queued already.
         if request.status != nil { return .YES }
         if request.tooLarge {
@@ -229,7 +242,7 @@ enum DaemonCallbacks {
             // MHD_add_response_header copies both strings.
             guard MHD_add_response_header(mhdResponse, field.name, field.value) == .YES else { return .NO }
         }
-        if context.draining.load(ordering: .relaxed) {
+        if context.draining.load(ordering: .relaxed) && response.headers["Connection"] == nil {
             guard MHD_add_response_header(mhdResponse, "Connection", "close") == .YES else { return .NO }
         }
         guard MHD_queue_response(connection, UInt32(response.status), mhdResponse) == .YES else { return .NO }

@@ -23,20 +23,18 @@ final class DaemonContext: Sendable {
     /// clients do not hold the drain open with new requests.
     let draining = Atomic<Bool>(false)
 
-    /// How long a body may take to arrive in all.
-    let bodyDeadline: Duration
-    /// How long a request's headers may take to arrive in all.
-    let headerDeadline: HeaderDeadline
+    /// How long a request's headers, and then its body, may take to arrive in all.
+    let deadlines: RequestDeadlines
 
     init(
         handler: @escaping HTTPHandler, accessLog: AccessLogger?, maximumBodyBytes: Int, bodyDeadline: Duration,
         headerDeadline: Duration
     ) {
-        self.bodyDeadline = bodyDeadline
         // Four sweeps per deadline, and at least one a second: a connection is cut at most a
         // quarter of the deadline late.
-        self.headerDeadline = HeaderDeadline(
-            deadline: headerDeadline, sweepInterval: min(.seconds(1), headerDeadline / 4))
+        self.deadlines = RequestDeadlines(
+            headers: headerDeadline, body: bodyDeadline,
+            sweepInterval: min(.seconds(1), min(headerDeadline, bodyDeadline) / 4))
         self.handler = handler
         self.accessLog = accessLog
         self.maximumBodyBytes = maximumBodyBytes

@@ -142,7 +142,7 @@ public final class HTTPServer: Sendable {
         // Closes the connections left and joins their threads; the completion callback has run
         // for every request when it returns.
         MHD_stop_daemon(daemon.pointer)
-        context.headerDeadline.stop()
+        context.deadlines.stop()
         daemon.socket.close()
 
         lifecycle.withLock { $0 = .stopped(drained: drained) }

@@ -253,13 +253,16 @@ public final class TipLedgerService: Sendable {
     {
         // Two Authorization fields (a proxy adding one to the client's) name no one credential.
         let fields = request.headers.values(for: "Authorization")
-        let header = fields.count == 1 ? Array(fields[0].utf8) : []
-        // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too.
-        let prefix = Array("bearer ".utf8)
-        let hasPrefix =
-            header.count > prefix.count
-            && zip(header, prefix).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
-        let given = hasPrefix ? Array(header.dropFirst(prefix.count)) : []
+        // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
+        // libmicrohttpd keeps it.
+        let header = fields.count == 1 ? Array(fields[0].utf8.reversed().drop(while: Self.isBlank).reversed()) : []
+        // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too; one
+        // or more spaces follow it (section 11.4).
+        let scheme = Array("bearer".utf8)
+        let hasScheme =
+            header.count > scheme.count && header[scheme.count] == 0x20
+            && zip(header, scheme).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
+        let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
         guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
             var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
             response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
@@ -267,6 +270,9 @@ public final class TipLedgerService: Sendable {
         }
         return body()
     }
+
+    /// A space or a horizontal tab.
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
         guard UUID(uuidString: account) != nil else {

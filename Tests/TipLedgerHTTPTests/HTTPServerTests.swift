@@ -58,6 +58,26 @@ import TipLedgerHTTP
         #expect(response.headers["Content-Length"] == "5000")
     }
 
+    /// A path is percent-decoded before routing, but not one holding %00 (which would end it
+    /// early for C strings: "/metrics%00.css" is not "/metrics") or %2F (a slash a proxy's path
+    /// rules did not see): those stay as sent, and match no route.
+    @Test(arguments: [
+        ("/%68ello", "/hello"), ("/echo%00/x.css", "/echo%00/x.css"), ("/v1%2Freport", "/v1%2Freport"),
+        ("/v1%2freport", "/v1%2freport"), ("/a%20b", "/a b"),
+    ])
+    func aPathIsDecodedUnlessItHoldsANulOrASlash(_ sent: String, _ seen: String) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+
+        let response = try LoopbackConnection(port: server.port).exchange("GET", sent + "?q=%00")
+
+        #expect(response.bodyText == "GET \(seen)")
+        let request = try #require(handler.recorder.requests.first)
+        #expect(request.path == seen)
+        #expect(request.query["q"] == "%00")
+    }
+
     @Test func queryParametersAreDecodedAndKeptApartFromThePath() throws {
         let handler = TestHandler()
         let server = try startTestServer(handler)
@@ -124,12 +144,16 @@ import TipLedgerHTTP
     }
 
     /// Framing a proxy in front could read differently from the server is refused, never
-    /// guessed (RFC 9112 section 6.3): the bytes after it must not be taken for a request. (A
-    /// single malformed value such as "5, 6" libmicrohttpd refuses itself.)
+    /// guessed (RFC 9112 sections 2.2, 3.2, 5.1 and 6.3): the bytes after it must not be taken
+    /// for a request. (A single malformed value such as "5, 6" libmicrohttpd refuses itself.)
+    /// Whitespace before a colon would hide the field from libmicrohttpd's framing, which keeps
+    /// it in the name.
     @Test(arguments: [
         "Content-Length: 5\r\nContent-Length: 6\r\n", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n",
         "Transfer-Encoding: chunked\r\nTransfer-Encoding: identity\r\n", "Transfer-Encoding: identity\r\n",
-        "Transfer-Encoding: chunked \r\n",
+        "Transfer-Encoding: chunked \r\n", "Content-Length : 5\r\n", "Content-Length\t: 5\r\n",
+        "Transfer-Encoding : chunked\r\nContent-Length: 5\r\n", "Host: elsewhere\r\nContent-Length: 5\r\n",
+        "X-Bare: a\rb\r\nContent-Length: 5\r\n",
     ])
     func ambiguousBodyFramingIsABadRequest(_ framing: String) throws {
         let handler = TestHandler()
@@ -161,13 +185,28 @@ import TipLedgerHTTP
         try without.send("GET /echo HTTP/1.1\r\n\r\n")
         let refused = try without.readResponse()
         #expect(refused.status == 400)
-        #expect(refused.bodyText == #"{"error":"bad_request","message":"an HTTP/1.1 request needs a Host field"}"#)
+        #expect(refused.bodyText == #"{"error":"bad_request","message":"an HTTP/1.1 request needs one Host field"}"#)
 
         let old = try LoopbackConnection(port: server.port)
         try old.send("GET /echo HTTP/1.0\r\n\r\n")
         #expect(try old.readResponse().status == 200)
         server.stop()
         #expect(handler.recorder.requests.map(\.path) == ["/echo"])
+    }
+
+    /// RFC 9112 section 6.1: Transfer-Encoding in an HTTP/1.0 request is faulty framing.
+    @Test func anHTTP10RequestWithTransferEncodingIsABadRequest() throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send("POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+
+        #expect(try connection.readResponse().status == 400)
+        #expect(connection.waitForClose())
+        server.stop()
+        #expect(handler.recorder.requests.isEmpty)
     }
 
     @Test func aRepeatedContentLengthThatAgreesIsAccepted() throws {
@@ -386,6 +425,42 @@ import TipLedgerHTTP
         #expect(clock.now - start < .seconds(4))
         server.stop()
         #expect(handler.recorder.requests.isEmpty)
+    }
+
+    /// Between the pieces of a chunked body libmicrohttpd reads chunk sizes, extensions and
+    /// trailers without calling the handler: trickled, they are cut off at the body deadline all
+    /// the same, as is a body that never starts.
+    @Test(arguments: [
+        ("a chunk extension", "Transfer-Encoding: chunked\r\n\r\n1;", "a"),
+        ("trailers", "Transfer-Encoding: chunked\r\n\r\n1\r\na\r\n0\r\n", "X-T: 1\r\n"),
+        ("a chunk size", "Transfer-Encoding: chunked\r\n\r\n", "0"),
+    ])
+    func chunkedFramingTricklingPastTheBodyDeadlineIsCutOff(_ name: String, _ headers: String, _ trickle: String)
+        throws
+    {
+        let handler = TestHandler()
+        let server = try startTestServer(handler) {
+            $0.connectionTimeoutSeconds = 5
+            $0.bodyDeadlineSeconds = 1
+        }
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(250))
+        let clock = ContinuousClock()
+        let start = clock.now
+        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers)
+        var outcome = LoopbackConnection.Probe.nothing
+        while outcome == .nothing && clock.now - start < .seconds(8) {
+            do {
+                try connection.send(trickle)
+            } catch {
+                outcome = .closed
+                break
+            }
+            outcome = connection.probe()
+        }
+        #expect(outcome == .closed, "\(name)")
+        #expect(clock.now - start < .seconds(4), "\(name)")
+        #expect(handler.recorder.requests.isEmpty, "\(name)")
     }
 
     /// Two keep-alive connections to `server`, each proven accepted by a full exchange.

@@ -57,7 +57,7 @@ import TipLedgerTestSupport
     static let wrongAuthorizations: [String?] = [
         nil, "", "Bearer", "Bearer ", "Bearer wrong-token-0123456789", "Bearer \(ServiceHarness.token)x",
         "Bearer \(ServiceHarness.token.dropLast())", "Basic \(ServiceHarness.token)", ServiceHarness.token,
-        "Bearer  \(ServiceHarness.token)", "Token \(ServiceHarness.token)",
+        "Bearer\t\(ServiceHarness.token)", "Token \(ServiceHarness.token)", "Bearer \(ServiceHarness.token) x",
     ]
 
     @Test(arguments: queryPaths, wrongAuthorizations)
@@ -94,6 +94,19 @@ import TipLedgerTestSupport
         let response = harness.request("GET", path, headers: ["Authorization": "\(scheme) \(ServiceHarness.token)"])
 
         #expect(response.status == 200)
+    }
+
+    /// Spaces may repeat after the scheme (RFC 9110 section 11.4), and whitespace after the
+    /// value is not part of it (RFC 9112 section 5.1), though libmicrohttpd keeps it.
+    @Test(
+        arguments: queryPaths,
+        [
+            "Bearer  \(ServiceHarness.token)", "Bearer \(ServiceHarness.token) ", "Bearer \(ServiceHarness.token)\t",
+        ])
+    func theTokenMayHaveMoreSpaceAroundIt(path: String, authorization: String) throws {
+        let harness = try ServiceHarness()
+
+        #expect(harness.request("GET", path, headers: ["Authorization": authorization]).status == 200)
     }
 
     /// The body is the JSON `tipledger restore --format json` prints (both render it with
