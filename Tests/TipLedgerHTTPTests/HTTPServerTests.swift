@@ -341,23 +341,31 @@ import TipLedgerHTTP
         }
         defer { server.stop() }
         let connection = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(200))
+        try connection.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+
+        let (outcome, took) = trickle("X-Trickle: 1\r\n", on: connection)
+
+        #expect(outcome == .closed)
+        #expect(took < .seconds(4))
+        #expect(handler.recorder.requests.isEmpty)
+    }
+
+    /// Sends `text` again and again, probing between sends, until the server closes the
+    /// connection or answers, or 8 seconds pass; returns what happened and how long it took.
+    func trickle(_ text: String, on connection: LoopbackConnection) -> (LoopbackConnection.Probe, Duration) {
         let clock = ContinuousClock()
         let start = clock.now
-        try connection.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         var outcome = LoopbackConnection.Probe.nothing
         while outcome == .nothing && clock.now - start < .seconds(8) {
             do {
-                try connection.send("X-Trickle: 1\r\n")
+                try connection.send(text)
             } catch {
                 outcome = .closed
                 break
             }
             outcome = connection.probe()
         }
-
-        #expect(outcome == .closed)
-        #expect(clock.now - start < .seconds(4))
-        #expect(handler.recorder.requests.isEmpty)
+        return (outcome, clock.now - start)
     }
 
     /// The deadline runs only while headers are awaited: a handler may take longer, and each
@@ -445,21 +453,12 @@ import TipLedgerHTTP
         }
         defer { server.stop() }
         let connection = try LoopbackConnection(port: server.port, receiveTimeout: .milliseconds(250))
-        let clock = ContinuousClock()
-        let start = clock.now
         try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers)
-        var outcome = LoopbackConnection.Probe.nothing
-        while outcome == .nothing && clock.now - start < .seconds(8) {
-            do {
-                try connection.send(trickle)
-            } catch {
-                outcome = .closed
-                break
-            }
-            outcome = connection.probe()
-        }
+
+        let (outcome, took) = self.trickle(trickle, on: connection)
+
         #expect(outcome == .closed, "\(name)")
-        #expect(clock.now - start < .seconds(4), "\(name)")
+        #expect(took < .seconds(4), "\(name)")
         #expect(handler.recorder.requests.isEmpty, "\(name)")
     }
 
