@@ -46,7 +46,12 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
             ? [Date.ISO8601FormatStyle().year().month().day()]
             : [Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true)]
         for style in styles {
-            if let date = try? style.parse(text) { return AppleDate(date) }
+            // The text names a whole millisecond (`isCalendarText` allows three digits at
+            // most); Foundation's seconds since 2001, a binary fraction, may fall just short of
+            // it, so it is rounded to the nearest rather than down.
+            if let date = try? style.parse(text) {
+                return AppleDate(wholeMilliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()))
+            }
         }
         return nil
     }

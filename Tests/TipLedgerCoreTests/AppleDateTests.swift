@@ -15,6 +15,20 @@ import TipLedgerCore
         #expect(try #require(AppleDate.parse(text)).wholeMilliseconds == second + milliseconds)
     }
 
+    /// Every millisecond of a second, on two dates: none falls a millisecond short on its way
+    /// through Foundation's binary seconds.
+    @Test(arguments: ["2026-03-02T00:00:00", "2026-10-31T23:59:59"])
+    func everyMillisecondParsesExactly(_ prefix: String) throws {
+        let start = try #require(AppleDate.parse(prefix + "Z")).wholeMilliseconds
+        var wrong: [Int64] = []
+        for milliseconds in Int64(0)..<1000 {
+            let digits = String(milliseconds)
+            let text = prefix + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+            if AppleDate.parse(text)?.wholeMilliseconds != start + milliseconds { wrong.append(milliseconds) }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong, first \(wrong.prefix(5))")
+    }
+
     @Test func aPlainDateIsMidnightUTC() throws {
         #expect(try #require(AppleDate.parse("2026-11-01")).wholeMilliseconds == second + 1000)
     }
