@@ -126,7 +126,9 @@ public enum LedgerJSON {
                     entry.field("estimated_proceeds_milli", row.estimatedProceedsMilli(commission: commission))
                 }
             }
-            if let commission { object.field("commissionRate", commission) }
+            // To the eight decimals the rate counts to (see `estimatedProceedsMilli`), so that
+            // 33.3% prints 0.333, not the binary fraction's 0.33299999999999996.
+            if let commission { object.field("commissionRate", (commission * 100_000_000).rounded() / 100_000_000) }
             object.array("openConsumptionRequests", report.openConsumptionRequests) { entry, request in
                 entry.field("environment", request.environment.rawValue)
                 entry.field("transactionId", request.transactionId)

@@ -14,6 +14,15 @@ import Testing
     func theCommissionPrintsAsWritten(_ given: String, _ printed: String) throws {
         #expect(ReportRendering.percent(try ReportQuery.commissionRate(given)) == printed)
     }
+
+    /// In JSON too, without the noise of binary fractions.
+    @Test(arguments: [("33.3%", "0.333"), ("1.1%", "0.011"), ("0.15", "0.15"), ("12.25%", "0.1225")])
+    func theCommissionRateInJSONIsTheRateWritten(_ given: String, _ printed: String) throws {
+        let report = Report(rows: [], openConsumptionRequests: [])
+        let json = LedgerJSON.report(
+            report, grouping: .currency, commission: try ReportQuery.commissionRate(given), catalog: nil)
+        #expect(json.contains(#""commissionRate":\#(printed),"#), "\(json)")
+    }
 }
 
 /// Amounts in text: exact, with the decimals their currency is written with.
