@@ -23,7 +23,8 @@ struct ReportCommand: Command {
           --environment LIST  only these environments (default: TIPLEDGER_ENVIRONMENT's when
                               it is set, else all in the ledger)
           --format FORMAT     text, json or csv (csv holds the rows alone: one table, without
-                              the consumption requests)
+                              the consumption requests; a text cell starting with = + - or @
+                              gets a leading ' so that a spreadsheet does not run it)
 
         """
 
