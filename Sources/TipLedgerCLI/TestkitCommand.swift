@@ -23,7 +23,8 @@ struct TestkitCommand: Command {
                                 is then untrusted (untrusted_chain)
           --not-before DATE     start of validity (default: a year ago)
           --days N              validity of root and intermediate in days (default 3650)
-          --leaf-days N         validity of the leaf in days (default 730: a year from now)
+          --leaf-days N         validity of the leaf in days, at most --days (default 730:
+                                a year from now)
 
         transaction: prints a signed transaction JWS (one line).
           --product ID          product id (default: the catalog's first, else com.example.tipjar.small)

@@ -13,6 +13,24 @@ import Testing
         return contents
     }
 
+    /// A chain made as asked, with a hint when the leaf was cut to its issuers' validity or is
+    /// not valid now; none for the defaults.
+    @Test(arguments: [
+        ([String](), [String]()),
+        (["--days", "10"], ["hint: the leaf is valid from"]),
+        (["--not-before", "2030-01-01"], ["hint: the leaf is valid from"]),
+        (["--days", "900", "--leaf-days", "1000"], ["hint: the leaf is valid for 900 days"]),
+    ])
+    func aChainNotValidNowIsMadeWithAHint(_ options: [String], _ hints: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["testkit", "init", "--out", "keys"] + options, in: directory.path)
+            #expect(result.exited(0), "\(result.summary)")
+            #expect(result.errLines.count == hints.count, "\(result.err)")
+            for (line, hint) in zip(result.errLines, hints) { #expect(line.hasPrefix(hint), "\(line)") }
+        }
+    }
+
     @Test func aSecondInitIsRefusedAndChangesNothing() async throws {
         try await TemporaryDirectory.with { directory in
             let first = try await TipLedgerBinary.run(["testkit", "init", "--out", "keys"], in: directory.path)
