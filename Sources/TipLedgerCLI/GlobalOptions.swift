@@ -14,7 +14,7 @@ struct GlobalOptions {
     var databasePath: String
     var bundleIds: [String]
     /// Where `bundleIds` came from, for messages: the flag or the variable.
-    private var bundleIdSource = "--bundle-id"
+    private(set) var bundleIdSource = "--bundle-id"
     var environments: Set<AppStoreEnvironment>
     /// Whether `--environment` itself was given, rather than its variable or nothing.
     var environmentFlagWasGiven = false

@@ -64,10 +64,13 @@ struct TestkitNotificationCommand: Command {
         if type != NotificationType.test.rawValue {
             var transaction = try transactionFields(
                 context, bundleId: bundleId, environment: environment, random: &random)
+            if transactionToken != nil { try checkAgreement(of: transaction, with: context.globals) }
             transaction.adjust(
                 for: type, signedDate: signedDate, revocationReason: revocationReason,
                 revocationPercentage: revocationPercentage)
+            // A notification is about its transaction's app and environment.
             notification.environment = transaction.environment
+            notification.bundleId = transaction.bundleId
             notification.signedTransactionInfo = try signer.sign(payload: transaction.payloadJSON)
             if type == NotificationType.consumptionRequest.rawValue {
                 notification.consumptionRequestReason = consumptionReason
@@ -81,6 +84,28 @@ struct TestkitNotificationCommand: Command {
         }
         context.terminal.line(WebhookBody.wrapping(try signer.sign(payload: notification.payloadJSON)))
         return .success
+    }
+
+    /// Refuses an `--environment` or `--bundle-id` that a transaction given with
+    /// `--transaction` was not signed for: the notification takes the transaction's, and a
+    /// verifier set up as the flags say would reject it.
+    private func checkAgreement(of transaction: TestTransaction, with globals: GlobalOptions) throws {
+        if globals.environmentFlagWasGiven,
+            !globals.environments.contains(where: { $0.rawValue == transaction.environment })
+        {
+            throw CLIError(
+                .usage, "the transaction is signed for \(transaction.environment), not for --environment's",
+                hint:
+                    "leave out --environment (the notification takes the transaction's), or sign the transaction for it"
+            )
+        }
+        if !globals.bundleIds.isEmpty, !globals.bundleIds.contains(transaction.bundleId) {
+            throw CLIError(
+                .usage,
+                "the transaction is for the bundle id \(transaction.bundleId), which \(globals.bundleIdSource) does not list",
+                hint: "leave out \(globals.bundleIdSource) (the notification takes the transaction's), or sign the"
+                    + " transaction for it")
+        }
     }
 
     private func transactionFields(

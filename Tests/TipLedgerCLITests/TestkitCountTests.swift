@@ -60,4 +60,34 @@ import Testing
             #expect(two.out.isEmpty)
         }
     }
+
+    /// A notification takes its transaction's environment and app: flags naming others are
+    /// refused, since the verifier they describe would reject it. Without them, it verifies.
+    @Test func aNotificationAroundATransactionRefusesAnotherEnvironmentOrApp() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        let tips = try await SharedInputs.shared.tips()
+        try await TemporaryDirectory.with { directory in
+            let notification = ["testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-"]
+            let input = Subprocess.Input.text(tips.lines[0] + "\n")
+            async let otherEnvironment = TipLedgerBinary.run(
+                notification + ["--environment", "Production", "--app-apple-id", "5"], input: input,
+                in: directory.path)
+            async let otherApp = TipLedgerBinary.run(
+                notification + ["--bundle-id", "com.example.other"], input: input, in: directory.path)
+            async let plain = TipLedgerBinary.run(notification, input: input, in: directory.path)
+            let (environment, app, refund) = try await (otherEnvironment, otherApp, plain)
+            #expect(environment.exited(64), "\(environment.summary)")
+            #expect(environment.errLines.first?.hasPrefix("error: the transaction is signed for Sandbox") == true)
+            #expect(app.exited(64), "\(app.summary)")
+            #expect(
+                app.errLines.first
+                    == "error: the transaction is for the bundle id \(SharedInputs.bundleId), which --bundle-id does not list"
+            )
+            try #require(refund.exited(0), "\(refund.summary)")
+            let verified = try await TipLedgerBinary.run(
+                ["verify", "--dry-run"] + SharedInputs.acceptingTestkit(keys: keys), input: .text(refund.out),
+                in: directory.path)
+            #expect(verified.exited(0), "\(verified.summary)")
+        }
+    }
 }
