@@ -17,15 +17,31 @@ struct TestkitTransactionCommand: Command {
         options = try TestkitTransactionOptions(parsing: &scanner, command: TestkitCommand.name)
         count = try scanner.integer("--count", in: 1...100_000_000)
         accounts = try scanner.integer("--accounts", in: 1...10_000_000)
-        days = try scanner.integer("--days", in: 1...36_500) ?? 30
+        let days = try scanner.integer("--days", in: 1...36_500)
+        self.days = days ?? 30
         seed = try scanner.integer("--seed", in: 0...Int.max).map(UInt64.init)
         if count == nil && accounts != nil {
             throw CLIError.usage(
                 "--accounts shares out the tips of --count N; give --count", command: TestkitCommand.name)
         }
+        if count == nil && days != nil {
+            throw CLIError.usage(
+                "--days spreads the tips of --count N over days; give --count", command: TestkitCommand.name)
+        }
         if count != nil && (options.transactionId != nil || options.originalTransactionId != nil) {
             throw CLIError.usage(
                 "--count makes fresh transaction ids; leave out --transaction-id", command: TestkitCommand.name)
+        }
+        // --count varies these itself: given, they would be left out without a word.
+        let varied = [
+            ("--product", options.productId != nil), ("--price", options.priceMilli != nil),
+            ("--quantity", options.quantity != nil), ("--account", options.account != nil),
+            ("--signed-date", options.signedDate != nil), ("--app-transaction-id", options.appTransactionId != nil),
+        ].filter(\.1).map(\.0)
+        if count != nil, !varied.isEmpty {
+            throw CLIError.usage(
+                "--count varies products, prices, accounts and dates itself; leave out \(varied.joined(separator: ", "))",
+                command: TestkitCommand.name)
         }
     }
 

@@ -66,6 +66,13 @@ import TipLedgerTestSupport
             name: "bad TIPLEDGER_LISTEN", arguments: ["health"], message: "TIPLEDGER_LISTEN takes HOST:PORT",
             environment: ["TIPLEDGER_LISTEN": "bogus"]),
         FailingCase(
+            name: "testkit --count with an option it varies itself",
+            arguments: ["testkit", "transaction", "--count", "3", "--price", "1", "--account", "none"],
+            message: "--count varies products, prices, accounts and dates itself; leave out --price, --account"),
+        FailingCase(
+            name: "testkit --days without --count", arguments: ["testkit", "transaction", "--days", "5"],
+            message: "--days spreads the tips of --count N over days; give --count"),
+        FailingCase(
             name: "format no command has", arguments: ["verify", "--format", "xml"] + sandbox,
             message: "--format must be"),
         FailingCase(
