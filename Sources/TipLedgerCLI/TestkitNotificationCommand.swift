@@ -132,7 +132,10 @@ struct TestkitNotificationCommand: Command {
                     .usage, "--transaction - takes one signed transaction, and standard input has more than one",
                     hint: "sign one notification per transaction")
             }
-            token = lines.first ?? ""
+            guard let first = lines.first else {
+                throw CLIError(.usage, "--transaction - found no signed transaction on standard input")
+            }
+            token = first
         }
         do {
             return try TestTransaction(resigning: token)

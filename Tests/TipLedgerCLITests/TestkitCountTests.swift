@@ -58,6 +58,9 @@ import Testing
                 two.errLines.first
                     == "error: --transaction - takes one signed transaction, and standard input has more than one")
             #expect(two.out.isEmpty)
+            let none = try await TipLedgerBinary.run(notification, input: .text("\n"), in: directory.path)
+            #expect(none.exited(64), "\(none.summary)")
+            #expect(none.errLines.first == "error: --transaction - found no signed transaction on standard input")
         }
     }
 
