@@ -62,6 +62,15 @@ struct TestkitTransactionCommand: Command {
             context.terminal.line(try ParallelSigner.sign([fields.payloadJSON], with: signer)[0])
             return .success
         }
+        if let currency = options.currency {
+            let source = TestkitTransactionOptions.tierCurrency(catalog)
+            for (product, price) in TestkitTransactionOptions.tiers(catalog)
+            where TestkitTransactionOptions.localPrice(price, from: source, to: currency) == nil {
+                throw CLIError.usage(
+                    "testkit cannot price \(product) in \(currency); choose another --currency",
+                    command: TestkitCommand.name)
+            }
+        }
         let accounts = self.accounts ?? min(max(count / 8, 1), 40)
         var generator = TipGenerator(
             options: options, count: count, accounts: accounts, days: days, end: options.purchaseDate ?? now,

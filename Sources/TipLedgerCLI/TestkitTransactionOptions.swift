@@ -70,6 +70,16 @@ struct TestkitTransactionOptions {
         catalog.map { $0.products.map { ($0.productId, $0.priceMilli) } } ?? defaultTiers
     }
 
+    /// The currency `tiers` are priced in: that of the catalog's storefront when testkit knows
+    /// it, else dollars.
+    static func tierCurrency(_ catalog: StoreKitCatalog?) -> String {
+        knownStorefront(catalog?.storefront)?.2 ?? "USD"
+    }
+
+    static func knownStorefront(_ code: String?) -> (String, String, String)? {
+        code.flatMap { code in storefronts.first { $0.0 == code } }
+    }
+
     /// One transaction from these options, defaults filled in from `random` and the catalog.
     func transaction(
         bundleId: String, environment: AppStoreEnvironment, catalog: StoreKitCatalog?, now: Int64,
@@ -78,7 +88,9 @@ struct TestkitTransactionOptions {
         let tiers = Self.tiers(catalog)
         let product = productId ?? tiers[0].0
         let quantity = self.quantity ?? 1
-        let storefront = Self.storefronts.first { $0.0 == (self.storefront ?? "USA") }!
+        // The catalog's own storefront unless told otherwise, so its prices need no conversion.
+        let storefront =
+            Self.knownStorefront(self.storefront) ?? Self.knownStorefront(catalog?.storefront) ?? Self.storefronts[0]
         let currency = self.currency ?? storefront.2
         if let priceMilli, priceMilli % CurrencyUnit.minorUnitMilli(of: currency) != 0 {
             let decimals = CurrencyUnit.decimals(of: currency)
@@ -89,7 +101,11 @@ struct TestkitTransactionOptions {
         }
         var price = priceMilli
         if price == nil, let unit = tiers.first(where: { $0.0 == product })?.1 {
-            price = Self.localPrice(unit, currency: currency) * Int64(quantity)
+            guard let local = Self.localPrice(unit, from: Self.tierCurrency(catalog), to: currency) else {
+                throw CLIError.usage(
+                    "testkit cannot price \(product) in \(currency): give --price", command: TestkitCommand.name)
+            }
+            price = local * Int64(quantity)
         }
         guard let price else {
             throw CLIError.usage(
@@ -108,12 +124,19 @@ struct TestkitTransactionOptions {
         return fields
     }
 
-    /// A tier's price in `currency`: the same figures as in dollars, except yen (no minor unit).
-    static func localPrice(_ dollarsMilli: Int64, currency: String) -> Int64 {
-        guard currency == "JPY" else { return dollarsMilli }
-        // 0.99 → ¥160, 2.99 → ¥480, 9.99 → ¥1600: about 160 yen a dollar, rounded to 10 yen.
-        let yen = ((dollarsMilli + 10) * 160 / 1000 + 5) / 10 * 10
-        return yen * 1000
+    /// A tier's price, `milli` in `source`, in `currency`: as it is in its own currency; else
+    /// the same figures, except yen, at about 160 to the dollar. Nil in a currency whose minor
+    /// unit the figures do not fit (a whole-unit currency testkit has no rate for).
+    static func localPrice(_ milli: Int64, from source: String, to currency: String) -> Int64? {
+        let unit = CurrencyUnit.minorUnitMilli(of: currency)
+        guard source != currency else { return milli % unit == 0 ? milli : nil }
+        // ¥160 → 0.99, ¥480 → 2.99: the dollar figures the yen ones were made from.
+        let dollars = source == "JPY" ? max(10, (milli / 160 + 5) / 10 * 10 - 10) : milli
+        if currency == "JPY" {
+            // 0.99 → ¥160, 2.99 → ¥480, 9.99 → ¥1600: about 160 yen a dollar, rounded to 10 yen.
+            return ((dollars + 10) * 160 / 1000 + 5) / 10 * 10 * 1000
+        }
+        return dollars % unit == 0 ? dollars : nil
     }
 }
 
@@ -127,6 +150,8 @@ struct TipGenerator {
     let bundleId: String
     let environment: AppStoreEnvironment
     let tiers: [(String, Int64)]
+    /// The currency `tiers` are priced in.
+    let tierCurrency: String
     let total: Int
     let start: Int64
     let step: Double
@@ -143,6 +168,7 @@ struct TipGenerator {
         self.bundleId = bundleId
         self.environment = environment
         self.tiers = TestkitTransactionOptions.tiers(catalog)
+        self.tierCurrency = TestkitTransactionOptions.tierCurrency(catalog)
         self.total = count
         let span = Int64(days) * 86_400_000
         self.start = end - span
@@ -179,7 +205,9 @@ struct TipGenerator {
             let owner = Int.random(in: 0..<20, using: &random) == 0 ? nil : accounts.randomElement(using: &random)
             var fields = TestTransaction(
                 transactionId: String(nextId), bundleId: bundleId, productId: tier.0,
-                price: TestkitTransactionOptions.localPrice(tier.1, currency: currency) * Int64(quantity),
+                // `TestkitTransactionCommand` made sure every tier has a price in a fixed currency.
+                price: (TestkitTransactionOptions.localPrice(tier.1, from: tierCurrency, to: currency) ?? 0)
+                    * Int64(quantity),
                 currency: currency, storefront: storefront.0, storefrontId: storefront.1,
                 environment: environment.rawValue, purchaseDate: purchaseDate, appAccountToken: owner?.account)
             fields.quantity = Int32(quantity)

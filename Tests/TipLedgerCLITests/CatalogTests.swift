@@ -120,6 +120,33 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A catalog's prices are in its storefront's currency: a Japanese catalog signs yen as
+    /// written, by default in its own storefront; another storefront gets the dollar figures they
+    /// stand for; a currency testkit has no figures for is refused rather than mispriced.
+    @Test func aCatalogIsPricedInItsStorefrontsCurrency() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let japanese = try String(contentsOfFile: Self.example, encoding: .utf8)
+                .replacingOccurrences(of: "\"USA\"", with: "\"JPN\"")
+                .replacingOccurrences(of: "\"0.99\"", with: "\"160\"")
+                .replacingOccurrences(of: "\"2.99\"", with: "\"480\"")
+                .replacingOccurrences(of: "\"9.99\"", with: "\"1600\"")
+            try directory.write(japanese, to: "Japan.storekit")
+            let sign = ["testkit", "transaction", "--keys", keys, "--catalog", "Japan.storekit"]
+            async let own = TipLedgerBinary.run(sign, in: directory.path)
+            async let american = TipLedgerBinary.run(sign + ["--storefront", "USA"], in: directory.path)
+            async let korean = TipLedgerBinary.run(sign + ["--currency", "KRW"], in: directory.path)
+            let (yen, dollars, won) = try await (own, american, korean)
+            try #require(yen.exited(0) && dollars.exited(0), "\(yen.summary) \(dollars.summary)")
+            let inYen = try SignedTip(yen.out)
+            #expect([inYen.storefront, inYen.currency, String(inYen.price)] == ["JPN", "JPY", "160000"])
+            let inDollars = try SignedTip(dollars.out)
+            #expect([inDollars.storefront, inDollars.currency, String(inDollars.price)] == ["USA", "USD", "990"])
+            #expect(won.exited(64), "\(won.summary)")
+            #expect(won.errLines.first?.hasPrefix("error: testkit cannot price") == true, "\(won.err)")
+        }
+    }
+
     @Test func catalogWithNoProductsIsAClearError() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
