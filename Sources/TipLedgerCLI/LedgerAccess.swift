@@ -34,7 +34,8 @@ extension CommandContext {
             }
         }
         return try Ledger.open(
-            path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, upgrading: announceUpgrade)
+            path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, creating: use == .record,
+            upgrading: announceUpgrade)
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites

@@ -48,18 +48,18 @@ public final class Ledger: Sendable {
     /// migrating.
     public static func open(
         path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
-        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames,
-            restartFrames: Checkpointer.restartFrames, reading: reading, upgrading: upgrading)
+            restartFrames: Checkpointer.restartFrames, reading: reading, creating: creating, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
     /// than `restartFrames` (tests use small numbers).
     static func open(
         path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64,
-        reading: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        reading: Bool = false, creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
         if !reading { try refuseUnwritable(path) }
@@ -67,7 +67,7 @@ public final class Ledger: Sendable {
         let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
-        _ = try snapshot.guarding { try Migrator.migrate(database, upgrading: upgrading) }
+        _ = try snapshot.guarding { try Migrator.migrate(database, creating: creating, upgrading: upgrading) }
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
@@ -236,8 +236,28 @@ public final class Ledger: Sendable {
                     code: 0, message: "cannot back up \(path): this user may not write it or its directory",
                     hint: "back it up as a user who can, or copy the file while no process writes it")
             }
+            // Written under a name of its own, then linked to `destination`: a backup that
+            // fails (a full disk) or is killed leaves no file there to be taken for a copy, nor
+            // one that stops the next try. A killed one leaves its `.partial-PID` file behind.
+            let partial = "\(destination).partial-\(getpid())"
+            defer {
+                unlink(partial)
+                unlink(partial + "-journal")
+            }
             do {
-                try database.run("VACUUM INTO ?", destination)
+                try database.run("VACUUM INTO ?", partial)
+                guard link(partial, destination) == 0 else {
+                    throw StoreError(
+                        code: 0,
+                        message: "cannot write the backup to \(destination): \(String(cString: strerror(errno)))",
+                        hint: "choose a new file name")
+                }
+                // The new name is durable only once its directory is.
+                let directory = Glibc.open(Self.directory(of: destination), O_RDONLY | O_DIRECTORY)
+                if directory >= 0 {
+                    fsync(directory)
+                    close(directory)
+                }
             } catch let error as StoreError where error.code & 0xff == 14 {
                 // SQLITE_CANTOPEN: the copy could not be created. SQLite does not say why (and its
                 // errno is that of a read-only retry, "no such file" whatever the cause), so the

@@ -11,8 +11,12 @@ enum Migrator {
     /// `upgrading` is told the versions once, before the first migration this call applies to a
     /// ledger that already had a schema, which may take a while (a new file's take no time).
     @discardableResult
+    ///
+    /// Unless `creating`, a database with no schema at all (an empty SQLite file, or one whose
+    /// interrupted first write SQLite rolled back) is refused rather than made a new ledger.
     static func migrate(
-        _ database: Database, migrations: [Migration] = Migration.all, upgrading: (Int, Int) -> Void = { _, _ in }
+        _ database: Database, migrations: [Migration] = Migration.all, creating: Bool = true,
+        upgrading: (Int, Int) -> Void = { _, _ in }
     ) throws -> (Int, Int) {
         let latest = migrations.last?.version ?? 0
         // Read together, so that another process creating the ledger at this moment is not seen
@@ -31,6 +35,13 @@ enum Migrator {
             throw StoreError(
                 code: 0, message: "\(database.path) is an SQLite database of another application",
                 hint: "pass --db with a new file name or an existing tipledger ledger")
+        }
+        if !creating && application == 0 && current == 0 && tables == 0 {
+            throw StoreError(
+                code: 0, message: "\(database.path) is an SQLite database with no ledger in it",
+                hint:
+                    "pass --db with a ledger (is it a backup that did not finish?), or record into it with 'tipledger verify'"
+            )
         }
         if current > latest {
             throw StoreError(

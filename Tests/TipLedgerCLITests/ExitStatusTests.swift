@@ -610,6 +610,30 @@ import TipLedgerTestSupport
         }
     }
 
+    /// An SQLite database with no schema (an interrupted backup once SQLite rolled it back) is
+    /// not taken for a new, empty ledger by a command that does not record: refused, unchanged.
+    @Test(arguments: [
+        ["report"], ["pending"], ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138"],
+        ["finish", "2000000000000001"],
+    ])
+    func aCommandThatDoesNotRecordRefusesADatabaseWithNoLedgerInIt(_ command: [String]) async throws {
+        try await TemporaryDirectory.with { directory in
+            _ = try await SQLiteShell.rows("empty.sqlite", "VACUUM;", in: directory.path)
+            let before = try directory.read("empty.sqlite")
+            let result = try await TipLedgerBinary.run(command + ["--db", "empty.sqlite"], in: directory.path)
+            #expect(result.exited(74), "\(result.summary)")
+            Self.expectErrorLines(
+                result, containing: "empty.sqlite is an SQLite database with no ledger in it", hint: true)
+            // `finish` opens it to write, which sets the write-ahead log's flag in the header.
+            if command[0] != "finish" { #expect(try directory.read("empty.sqlite") == before) }
+            #expect(
+                try await SQLiteShell.value(
+                    "empty.sqlite",
+                    "SELECT (SELECT user_version FROM pragma_user_version) + count(*) FROM sqlite_schema;",
+                    in: directory.path) == "0")
+        }
+    }
+
     @Test func ledgerWithANewerSchemaExitsWith74NamingBothVersions() async throws {
         try await TemporaryDirectory.with { directory in
             let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
@@ -642,6 +666,33 @@ import TipLedgerTestSupport
             let fresh = try await TipLedgerBinary.run(
                 ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
             #expect(fresh.exited(0), "\(fresh.summary)")
+            #expect(try Ledger.open(path: directory.file("copy.sqlite")).integrityCheck() == "ok")
+        }
+    }
+
+    /// A backup that fails part way (here a file size limit, as a full disk would) leaves
+    /// nothing at PATH, nor a file of its own: the next try succeeds.
+    @Test func aBackupThatFailsLeavesNoFileBehind() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            // 64 blocks of 512 bytes, under the copy's size; writes past it fail (EFBIG) rather
+            // than kill the process, as SIGXFSZ is ignored.
+            let limited = try await Subprocess(
+                executable: "/bin/sh",
+                arguments: [
+                    "-c", #"ulimit -f 64; trap '' XFSZ; exec "$0" "$@""#, try TipLedgerBinary.path(), "backup", "--db",
+                    "l.sqlite", "copy.sqlite",
+                ],
+                environment: Subprocess.baseEnvironment(), directory: directory.path, input: .none
+            ).run()
+            #expect(limited.exited(74), "\(limited.summary)")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy") }
+                    == [])
+            let retry = try await TipLedgerBinary.run(
+                ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
+            #expect(retry.exited(0), "\(retry.summary)")
             #expect(try Ledger.open(path: directory.file("copy.sqlite")).integrityCheck() == "ok")
         }
     }
