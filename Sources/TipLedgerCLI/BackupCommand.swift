@@ -10,7 +10,9 @@ struct BackupCommand: Command {
         Usage: tipledger backup PATH
 
         Writes a consistent copy of the ledger to PATH with SQLite's VACUUM INTO, while
-        other processes keep reading and writing it. PATH must not exist yet.
+        other processes keep reading and writing it. PATH must not exist yet, and exists only
+        once the copy is whole: it is written as PATH.partial-PID first (a killed backup
+        leaves that file behind).
 
         """
 
