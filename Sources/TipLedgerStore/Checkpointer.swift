@@ -12,16 +12,22 @@ internal import TipLedgerCore
 /// lines. So once the log is large and fully copied, the writer restarts it itself between two
 /// write transactions (`restartIfDue`), waiting briefly for readers to step off it.
 ///
-/// Checkpoints wait until the log has grown by `checkpointFrames`: a page that several commits
-/// in between wrote (an index page keyed by random values, in a large ledger) is then copied
-/// into the file once rather than once per commit. Recording 200,000 lines took a fifth less
-/// time than with a checkpoint after every commit.
+/// Checkpoints wait until the log has grown by as many frames as the ledger has pages, at least
+/// `minimumFrames` and at most `checkpointFrames`: a page that several commits in between wrote
+/// (an index page keyed by random values, in a large ledger) is then copied into the file once
+/// rather than once per commit. Recording 200,000 lines took a fifth less time than with a
+/// checkpoint after every commit. A small ledger's log is copied sooner: `serve`, committing each
+/// request, writes some 70 KB of log a request, and a fixed 256 MiB grew the log of a ledger
+/// of a few hundred kilobytes past a small volume's space.
 final class Checkpointer: Sendable {
     /// Frames (pages) the log may hold before the writer restarts it, by default: 32 MiB of
     /// 8 KiB pages.
     static let restartFrames: Int64 = 4096
-    /// Frames committed to the log between two checkpoints, by default: 256 MiB of 8 KiB pages.
+    /// Most frames committed to the log between two checkpoints, by default: 256 MiB of 8 KiB
+    /// pages.
     static let checkpointFrames = 32_768
+    /// Fewest frames committed between two checkpoints, by default: 8 MiB of 8 KiB pages.
+    static let minimumFrames = 1024
     /// The longest the writer waits for readers to step off the log when restarting it. It
     /// holds the write lock meanwhile, so a reader that takes longer (a report over a large
     /// ledger, a backup) has the restart tried again later rather than every write held up:
@@ -30,6 +36,7 @@ final class Checkpointer: Sendable {
     static let restartWaitMilliseconds: Int32 = 20
 
     let checkpointFrames: Int
+    let minimumFrames: Int
     let restartFrames: Int64
 
     private let database: LockedDatabase
@@ -44,19 +51,22 @@ final class Checkpointer: Sendable {
 
     init(
         _ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames,
-        restartFrames: Int64 = Checkpointer.restartFrames
+        minimumFrames: Int = Checkpointer.minimumFrames, restartFrames: Int64 = Checkpointer.restartFrames
     ) {
         self.database = database
         self.checkpointFrames = checkpointFrames
+        self.minimumFrames = min(minimumFrames, checkpointFrames)
         self.restartFrames = restartFrames
     }
 
-    /// Asks for a checkpoint once `logFrames` (the log's length after a commit) is
-    /// `checkpointFrames` past the last request; a log shorter than then was restarted.
-    func didCommit(logFrames: Int) {
+    /// Asks for a checkpoint once `logFrames` (the log's length after a commit) is past the
+    /// last request by the ledger's `databasePages` (within `minimumFrames...checkpointFrames`);
+    /// a log shorter than then was restarted.
+    func didCommit(logFrames: Int, databasePages: Int) {
+        let threshold = min(checkpointFrames, max(minimumFrames, databasePages))
         let due = framesAtLastRequest.withLock { last -> Bool in
             if logFrames < last { last = 0 }
-            guard logFrames - last >= checkpointFrames else { return false }
+            guard logFrames - last >= threshold else { return false }
             last = logFrames
             return true
         }

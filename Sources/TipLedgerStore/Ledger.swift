@@ -185,8 +185,11 @@ public final class Ledger: Sendable {
     /// After a commit on the writing connection: restarts the log if that is due, and asks
     /// for a checkpoint when the log has grown enough since the last one.
     func didWrite(_ writer: Database) {
-        checkpointer?.restartIfDue(writer)
-        checkpointer?.didCommit(logFrames: writer.logFrames)
+        guard let checkpointer else { return }
+        checkpointer.restartIfDue(writer)
+        // A failed count leaves the threshold at its largest: checkpoints as before.
+        let pages = (try? writer.pragmaInteger("page_count")).map(Int.init) ?? Int.max
+        checkpointer.didCommit(logFrames: writer.logFrames, databasePages: pages)
     }
 
     /// Starts copying the log into the file in the background now, rather than when it has

@@ -67,6 +67,21 @@ import TipLedgerTestSupport
         #expect(try ledger.integrityCheck() == "ok")
     }
 
+    /// The threshold follows the ledger's size: a small ledger committing one transaction at a
+    /// time (as `serve` does) has its log copied after some 1024 frames, not 32,768, so the log
+    /// does not grow to hundreds of megabytes beside a ledger of a few hundred kilobytes.
+    @Test func aSmallLedgersLogIsCopiedSoon() throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger.open(
+            path: directory.file("ledger.sqlite"),
+            clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)))
+        let checkpointer = try #require(ledger.checkpointer)
+        try record(1...150, into: ledger)
+        checkpointer.waitUntilIdle()
+        #expect(checkpointer.checkpointsRun.load(ordering: .relaxed) >= 1)
+        #expect(try ledger.integrityCheck() == "ok")
+    }
+
     @Test func aWriterAboutToFinishCanHaveTheLogCopiedAtOnce() throws {
         let directory = try TemporaryDirectory()
         let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000)
