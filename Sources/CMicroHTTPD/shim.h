@@ -14,7 +14,9 @@
 // except a text holding %00, or a path (it starts with '/') holding %2F (either case): those are
 // left as they came. Decoded, %00 would end the path early for a reader of C strings
 // ("/metrics%00.css" read as "/metrics"), and %2F would make a slash that a proxy's path rules did
-// not see. Left encoded, such a path matches no route.
+// not see. Left encoded, such a path matches no route. libmicrohttpd calls this for each query key
+// and value too, and cannot say which text is the path: an argument starting with '/' keeps its
+// %2F as well (no route takes one).
 static inline size_t tl_mhd_unescape(void *context, struct MHD_Connection *connection, char *text) {
     (void)context;
     (void)connection;

@@ -90,8 +90,12 @@ struct TestkitNotificationCommand: Command {
     /// `--transaction` was not signed for: the notification takes the transaction's, and a
     /// verifier set up as the flags say would reject it.
     private func checkAgreement(of transaction: TestTransaction, with globals: GlobalOptions) throws {
+        // As the verifier takes them: Xcode and LocalTesting under either name.
+        let signedFor = AppStoreEnvironment(rawValue: transaction.environment)
         if globals.environmentFlagWasGiven,
-            !globals.environments.contains(where: { $0.rawValue == transaction.environment })
+            !globals.environments.contains(where: {
+                $0 == signedFor || ($0.isLocalTesting && signedFor?.isLocalTesting == true)
+            })
         {
             throw CLIError(
                 .usage, "the transaction is signed for \(transaction.environment), not for --environment's",

@@ -16,7 +16,8 @@ internal import Synchronization
 /// extensions or the trailers: a client sending a byte now and then, in any of these, would
 /// hold its connection, and enough of them every connection, for ever. So every open connection
 /// is watched from when it opens, or its last request ended, until its next request's headers
-/// are in, and then until its body is in (the handler's own time is not counted). A sweep every
+/// are in, and then until its body is in (the handler's own time is not counted, once the
+/// handler is called). A sweep every
 /// `sweepInterval` shuts the socket of one that took too long; libmicrohttpd then reads the end
 /// of the stream and closes the connection itself, reporting it closed as for any other.
 final class RequestDeadlines: Sendable {
@@ -74,7 +75,9 @@ final class RequestDeadlines: Sendable {
         set(.body(since: .now), for: connection)
     }
 
-    /// The connection's whole request is in, or it was answered without reading its body.
+    /// The connection's whole request is in. (A request answered at its headers, a 400 or an
+    /// early 413, stays in its body phase: libmicrohttpd does not call the handler again, and
+    /// the body deadline then bounds the answer and whatever body it reads and throws away.)
     func requestArrived(_ connection: OpaquePointer) {
         set(.handling, for: connection)
     }

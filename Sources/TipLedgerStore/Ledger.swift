@@ -239,28 +239,18 @@ public final class Ledger: Sendable {
                     code: 0, message: "cannot back up \(path): this user may not write it or its directory",
                     hint: "back it up as a user who can, or copy the file while no process writes it")
             }
-            // Written under a name of its own, then linked to `destination`: a backup that
-            // fails (a full disk) or is killed leaves no file there to be taken for a copy, nor
-            // one that stops the next try. A killed one leaves its `.partial-PID` file behind.
-            let partial = "\(destination).partial-\(getpid())"
+            // Written under a name of its own, then given `destination`'s: a backup that fails
+            // (a full disk) or is killed leaves no file there to be taken for a copy, nor one that
+            // stops the next try. A killed one leaves its `.partial-…` file behind.
+            let partial = try Self.createPartial(for: destination)
             defer {
                 unlink(partial)
                 unlink(partial + "-journal")
             }
             do {
+                // VACUUM INTO writes into an empty file as into a new one.
                 try database.run("VACUUM INTO ?", partial)
-                guard link(partial, destination) == 0 else {
-                    throw StoreError(
-                        code: 0,
-                        message: "cannot write the backup to \(destination): \(String(cString: strerror(errno)))",
-                        hint: "choose a new file name")
-                }
-                // The new name is durable only once its directory is.
-                let directory = Glibc.open(Self.directory(of: destination), O_RDONLY | O_DIRECTORY)
-                if directory >= 0 {
-                    fsync(directory)
-                    close(directory)
-                }
+                try Self.publish(partial, as: destination)
             } catch let error as StoreError where error.code & 0xff == 14 {
                 // SQLITE_CANTOPEN: the copy could not be created. SQLite does not say why (and its
                 // errno is that of a read-only retry, "no such file" whatever the cause), so the
@@ -274,6 +264,54 @@ public final class Ledger: Sendable {
                     code: error.code, message: "cannot write the backup to \(destination): \(reason)",
                     hint: "choose a path in an existing directory this user can write")
             }
+        }
+    }
+
+    /// Creates an empty file beside `destination` under a name no other backup has (a random
+    /// suffix, created exclusively), readable by its owner alone; returns its path.
+    private static func createPartial(for destination: String) throws -> String {
+        while true {
+            let partial = "\(destination).partial-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+            let file = Glibc.open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if file >= 0 {
+                close(file)
+                return partial
+            }
+            guard errno == EEXIST else {
+                let directory = directory(of: destination)
+                let reason =
+                    access(directory, F_OK) != 0
+                    ? "no such directory"
+                    : access(directory, W_OK) != 0
+                        ? "the directory is not writable by this user" : String(cString: strerror(errno))
+                throw StoreError(
+                    code: 0, message: "cannot write the backup to \(destination): \(reason)",
+                    hint: "choose a path in an existing directory this user can write")
+            }
+        }
+    }
+
+    /// Gives the finished copy at `partial` the name `destination`, never over a file there:
+    /// a hard link where the file system has them, else a rename once the name is checked free.
+    /// Then syncs the directory, without which the new name is not durable.
+    private static func publish(_ partial: String, as destination: String) throws {
+        if link(partial, destination) != 0 {
+            let linkError = errno
+            guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK].contains(linkError), access(destination, F_OK) != 0,
+                rename(partial, destination) == 0
+            else {
+                let exists = linkError == EEXIST || access(destination, F_OK) == 0
+                throw StoreError(
+                    code: 0,
+                    message: "cannot write the backup to \(destination): "
+                        + (exists ? "it exists now" : String(cString: strerror(linkError))),
+                    hint: exists ? "choose a new file name" : nil)
+            }
+        }
+        let directory = Glibc.open(directory(of: destination), O_RDONLY | O_DIRECTORY)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
         }
     }
 }

@@ -146,8 +146,8 @@ extension ReportRow {
     /// taxes differ.
     ///
     /// Computed in integers, so a half is a half: in binary fractions 0.35 × (1 − 0.3) falls
-    /// just short of 0.245 and would round down. The rate counts to eight decimals, as
-    /// `ReportQuery.commissionRate` reads it from a decimal text.
+    /// just short of 0.245 and would round down. The rate counts to eight decimals (finer ones
+    /// are rounded; `ReportQuery.commissionRate` refuses a rate that would round to 100 %).
     public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
         let unit = CurrencyUnit.minorUnitMilli(of: currency)
         let scale: Int64 = 100_000_000

@@ -53,7 +53,10 @@ extension ReportQuery {
             number.removeLast()
             scale = 100
         }
-        guard let value = Double(number), value.isFinite, value >= 0, value / scale < 1 else {
+        // Below 100 % once counted to the eight decimals proceeds use (`estimatedProceedsMilli`).
+        guard let value = Double(number), value.isFinite, value >= 0,
+            (value / scale * 100_000_000).rounded() < 100_000_000
+        else {
             throw ParameterError(
                 parameter: "commission", expected: "a rate such as 0.15 or 15%, below 100%", given: text)
         }

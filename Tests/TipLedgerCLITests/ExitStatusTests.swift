@@ -113,6 +113,9 @@ import TipLedgerTestSupport
         FailingCase(
             name: "--commission 150%", arguments: ["report", "--commission", "150%"],
             message: "--commission takes a rate"),
+        FailingCase(
+            name: "a commission that rounds to 100%", arguments: ["report", "--commission", "99.9999999%"],
+            message: "--commission takes a rate"),
         FailingCase(name: "option without its value", arguments: ["report", "--by"], message: "--by needs a value"),
         FailingCase(name: "finish without ids", arguments: ["finish"], message: "give at least one transaction id"),
         FailingCase(
@@ -697,6 +700,24 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Another backup's leftover (or one in progress) beside PATH neither fails this one nor
+    /// is removed by it.
+    @Test func aBackupLeavesAnotherBackupsPartialFileAlone() async throws {
+        try await TemporaryDirectory.with { directory in
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            try directory.write("another backup's", to: "copy.sqlite.partial-1")
+            let backup = try await TipLedgerBinary.run(
+                ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
+            #expect(backup.exited(0), "\(backup.summary)")
+            #expect(try directory.read("copy.sqlite.partial-1") == Data("another backup's".utf8))
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy") }
+                    .sorted()
+                    == ["copy.sqlite", "copy.sqlite.partial-1"])
+        }
+    }
+
     @Test(arguments: [["report"], ["migrate"], ["verify"] + sandbox])
     func aFileThatIsNotADatabaseExitsWith74NamingIt(_ arguments: [String]) async throws {
         try await TemporaryDirectory.with { directory in
@@ -1041,7 +1062,7 @@ import TipLedgerTestSupport
         let result = try await runBoundByPermissions(["backup", "--db", "l.sqlite", destination], in: directory.path)
         #expect(result.exited(74), "\(result.summary)", sourceLocation: sourceLocation)
         expectErrorLines(
-            result, containing: "cannot write the backup to \(destination): \(reason) (SQLite code 14)", hint: true,
+            result, containing: "cannot write the backup to \(destination): \(reason)", hint: true,
             sourceLocation: sourceLocation)
         #expect(
             result.errLines.last == "hint: choose a path in an existing directory this user can write",

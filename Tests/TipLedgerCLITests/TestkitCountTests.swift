@@ -93,4 +93,20 @@ import Testing
             #expect(verified.exited(0), "\(verified.summary)")
         }
     }
+
+    /// Xcode and LocalTesting are one environment to the verifier, so to this check too.
+    @Test func aLocalTestingTransactionTakesANotificationForXcode() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let tip = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys, "--environment", "LocalTesting"], in: directory.path)
+            try #require(tip.exited(0), "\(tip.summary)")
+            let refund = try await TipLedgerBinary.run(
+                [
+                    "testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-",
+                    "--environment", "Xcode",
+                ], input: .text(tip.out), in: directory.path)
+            #expect(refund.exited(0), "\(refund.summary)")
+        }
+    }
 }
