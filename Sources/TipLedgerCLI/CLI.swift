@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
+internal import TipLedgerCrypto
 internal import TipLedgerStore
 
 #if canImport(Glibc)
@@ -21,6 +22,11 @@ public enum CLI {
     }
 
     /// Runs `tipledger` with `arguments` (without the program name) and returns the exit status.
+    /// Sets up the libraries the process shares between threads; call once, first.
+    public static func prepareLibraries() {
+        OpenSSLLibrary.initialize()
+    }
+
     public static func main(
         _ arguments: [String], environment: [String: String], terminal: Terminal = .standard(),
         clock: WallClock = .system, inputDescriptor: Int32 = 0

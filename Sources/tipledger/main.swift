@@ -12,4 +12,7 @@ umask(0o077)
 // A reader that went away (`tipledger report | head -1`) makes a write fail with EPIPE, which
 // the CLI reports and exits 74 on, rather than killing the process without a word.
 signal(SIGPIPE, SIG_IGN)
+// Before anything uses libcrypto: no cleanup at exit, which worker threads still verifying
+// when the process exits would otherwise find half done.
+CLI.prepareLibraries()
 exit(CLI.main(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
