@@ -86,6 +86,12 @@ struct ServeCommand: Command {
         var token: String? = nil
         if let tokenFile {
             token = String(decoding: try FileInput.read(tokenFile, limit: 4096), as: UTF8.self)
+            var status = stat()
+            if stat(tokenFile, &status) == 0, status.st_mode & 0o077 != 0 {
+                context.terminal.errorLine(
+                    "hint: other users may read the API token file \(tokenFile); make it private: chmod 600 \(tokenFile)"
+                )
+            }
         } else if let value = context.environment["TIPLEDGER_API_TOKEN"], !value.isEmpty {
             token = value
         }

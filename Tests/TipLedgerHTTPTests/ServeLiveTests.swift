@@ -195,6 +195,9 @@ import TipLedgerTestSupport
             case .file, .fileWithCRLF, .fileOverEnvironment:
                 let ending = self == .fileWithCRLF ? "\r\n" : "\n"
                 try Data((LiveService.apiToken + ending).utf8).write(to: URL(fileURLWithPath: file))
+                // Private but for `.file`, which `serve` warns about.
+                try FileManager.default.setAttributes(
+                    [.posixPermissions: self == .file ? 0o644 : 0o600], ofItemAtPath: file)
                 let environment =
                     self == .fileOverEnvironment ? ["TIPLEDGER_API_TOKEN": "environment-token-not-used-0000"] : [:]
                 return try LiveService(
@@ -231,6 +234,9 @@ import TipLedgerTestSupport
         let notice =
             "no API token: restore and report answer 404; give one with --api-token-file or TIPLEDGER_API_TOKEN"
         #expect(service.child.errors.lines.contains(notice) == (source == .none), "\(service.child.errors.text)")
+        #expect(
+            service.child.errors.text.contains("hint: other users may read the API token file") == (source == .file),
+            "\(service.child.errors.text)")
     }
 
     @Test(arguments: ["short-token", "a token with spaces inside"])
