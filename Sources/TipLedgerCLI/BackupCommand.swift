@@ -2,6 +2,10 @@
 internal import TipLedgerCore
 internal import TipLedgerStore
 
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
 /// `tipledger backup PATH`: a consistent copy of the ledger.
 struct BackupCommand: Command {
     static let name = "backup"
@@ -11,7 +15,7 @@ struct BackupCommand: Command {
 
         Writes a consistent copy of the ledger to PATH with SQLite's VACUUM INTO, while
         other processes keep reading and writing it. PATH must not exist yet, and exists only
-        once the copy is whole: it is written as PATH.partial-PID first (a killed backup
+        once the copy is whole: it is written as PATH.partial-... first (a killed backup
         leaves that file behind).
 
         """
@@ -26,7 +30,9 @@ struct BackupCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        if FileInput.exists(destination) {
+        // lstat: a symbolic link there, even one leading nowhere, is a file there.
+        var status = stat()
+        if lstat(destination, &status) == 0 {
             throw CLIError(.ioError, "\(destination) already exists", hint: "choose a new file name")
         }
         let ledger = try context.openLedger(.read)

@@ -21,12 +21,12 @@ public enum CLI {
         ]
     }
 
-    /// Runs `tipledger` with `arguments` (without the program name) and returns the exit status.
     /// Sets up the libraries the process shares between threads; call once, first.
     public static func prepareLibraries() {
         OpenSSLLibrary.initialize()
     }
 
+    /// Runs `tipledger` with `arguments` (without the program name) and returns the exit status.
     public static func main(
         _ arguments: [String], environment: [String: String], terminal: Terminal = .standard(),
         clock: WallClock = .system, inputDescriptor: Int32 = 0

@@ -87,9 +87,10 @@ struct ServeCommand: Command {
         if let tokenFile {
             token = String(decoding: try FileInput.read(tokenFile, limit: 4096), as: UTF8.self)
             var status = stat()
-            if stat(tokenFile, &status) == 0, status.st_mode & 0o077 != 0 {
+            // Readable by its group or by everyone (whatever its directory allows).
+            if stat(tokenFile, &status) == 0, status.st_mode & 0o044 != 0 {
                 context.terminal.errorLine(
-                    "hint: other users may read the API token file \(tokenFile); make it private: chmod 600 \(tokenFile)"
+                    "hint: other users may read the API token file \(tokenFile); make it private: chmod 600 '\(tokenFile)'"
                 )
             }
         } else if let value = context.environment["TIPLEDGER_API_TOKEN"], !value.isEmpty {

@@ -271,19 +271,22 @@ public final class Ledger: Sendable {
     /// suffix, created exclusively), readable by its owner alone; returns its path.
     private static func createPartial(for destination: String) throws -> String {
         while true {
-            let partial = "\(destination).partial-\(String(UInt64.random(in: 0...UInt64.max), radix: 36))"
+            let partial = "\(destination).partial-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
             let file = Glibc.open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            let openError = errno
             if file >= 0 {
                 close(file)
                 return partial
             }
-            guard errno == EEXIST else {
+            guard openError == EEXIST else {
                 let directory = directory(of: destination)
                 let reason =
-                    access(directory, F_OK) != 0
-                    ? "no such directory"
-                    : access(directory, W_OK) != 0
-                        ? "the directory is not writable by this user" : String(cString: strerror(errno))
+                    openError == EROFS
+                    ? "a read-only file system"
+                    : access(directory, F_OK) != 0
+                        ? "no such directory"
+                        : access(directory, W_OK) != 0
+                            ? "the directory is not writable by this user" : String(cString: strerror(openError))
                 throw StoreError(
                     code: 0, message: "cannot write the backup to \(destination): \(reason)",
                     hint: "choose a path in an existing directory this user can write")
@@ -292,20 +295,22 @@ public final class Ledger: Sendable {
     }
 
     /// Gives the finished copy at `partial` the name `destination`, never over a file there:
-    /// a hard link where the file system has them, else a rename once the name is checked free.
-    /// Then syncs the directory, without which the new name is not durable.
+    /// a hard link where the file system has them, else a rename once the name is checked free
+    /// (which a file made there in the instant between would not survive). Then syncs the
+    /// directory, without which the new name is not durable.
     private static func publish(_ partial: String, as destination: String) throws {
         if link(partial, destination) != 0 {
             let linkError = errno
-            guard [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK].contains(linkError), access(destination, F_OK) != 0,
-                rename(partial, destination) == 0
-            else {
-                let exists = linkError == EEXIST || access(destination, F_OK) == 0
+            var failure = linkError
+            if [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS, EMLINK].contains(linkError) {
+                failure = access(destination, F_OK) == 0 ? EEXIST : rename(partial, destination) == 0 ? 0 : errno
+            }
+            if failure != 0 {
                 throw StoreError(
                     code: 0,
                     message: "cannot write the backup to \(destination): "
-                        + (exists ? "it exists now" : String(cString: strerror(linkError))),
-                    hint: exists ? "choose a new file name" : nil)
+                        + (failure == EEXIST ? "it exists now" : String(cString: strerror(failure))),
+                    hint: failure == EEXIST ? "choose a new file name" : nil)
             }
         }
         let directory = Glibc.open(directory(of: destination), O_RDONLY | O_DIRECTORY)
