@@ -92,17 +92,17 @@ enum DaemonCallbacks {
             method: method.map { String(cString: $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "",
             remoteAddress: remoteAddress(of: connection),
+            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND).map(HTTPHeaders.Field.init)),
             started: .now)
         context.inFlight.enter()
         // The slot now owns a +1 on the request; `requestCompleted` releases it.
         requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
 
-        let headers = values(of: connection, kind: .HEADER_KIND)
-        if let problem = malformation(of: headers, version: version.map { String(cString: $0) } ?? "") {
+        if let problem = malformation(of: request.headers, version: version.map { String(cString: $0) } ?? "") {
             return queue(problem, on: connection, for: request, context: context)
         }
-        if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-            let length = UInt64(String(cString: declared)), length > UInt64(context.maximumBodyBytes)
+        if let declared = request.headers["Content-Length"], let length = UInt64(declared),
+            length > UInt64(context.maximumBodyBytes)
         {
             request.tooLarge = true
             return queue(tooLargeResponse(context), on: connection, for: request, context: context)
@@ -120,11 +120,12 @@ enum DaemonCallbacks {
     /// - a body whose end is not said plainly: `Content-Length` fields that disagree, one beside
     ///   `Transfer-Encoding`, a `Transfer-Encoding` other than one field saying `chunked`
     ///   (sections 6.1 and 6.3), or one in an HTTP/1.0 request (section 6.1).
-    static func malformation(of headers: [(name: String, value: String)], version: String) -> HTTPResponse? {
+    static func malformation(of headers: HTTPHeaders, version: String) -> HTTPResponse? {
         var lengths: Set<String> = []
         var encodings: [String] = []
         var hosts = 0
-        for (name, value) in headers {
+        for field in headers {
+            let (name, value) = (field.name, field.value)
             guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte),
                 !value.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0x00 })
             else {
@@ -203,7 +204,7 @@ enum DaemonCallbacks {
         let httpRequest = HTTPRequest(
             method: request.method, path: request.path,
             query: HTTPQuery(values(of: connection, kind: .GET_ARGUMENT_KIND).map(HTTPQuery.Item.init)),
-            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND).map(HTTPHeaders.Field.init)),
+            headers: request.headers,
             body: request.body, remoteAddress: request.remoteAddress)
         request.handled = true
         let response = context.handler(httpRequest)

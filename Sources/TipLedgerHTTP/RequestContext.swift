@@ -12,6 +12,8 @@ final class RequestContext {
     let method: String
     let path: String
     let remoteAddress: String
+    /// The header fields, read once when they are all in.
+    let headers: HTTPHeaders
     let started: ContinuousClock.Instant
     /// The body kept so far; emptied when it passes the limit.
     var body: [UInt8] = []
@@ -26,10 +28,13 @@ final class RequestContext {
     /// Bytes in the queued response's body.
     var responseBytes = 0
 
-    init(method: String, path: String, remoteAddress: String, started: ContinuousClock.Instant) {
+    init(
+        method: String, path: String, remoteAddress: String, headers: HTTPHeaders, started: ContinuousClock.Instant
+    ) {
         self.method = method
         self.path = path
         self.remoteAddress = remoteAddress
+        self.headers = headers
         self.started = started
     }
 }
