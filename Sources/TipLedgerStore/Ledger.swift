@@ -247,23 +247,10 @@ public final class Ledger: Sendable {
                 unlink(partial)
                 unlink(partial + "-journal")
             }
-            do {
-                // VACUUM INTO writes into an empty file as into a new one.
-                try database.run("VACUUM INTO ?", partial)
-                try Self.publish(partial, as: destination)
-            } catch let error as StoreError where error.code & 0xff == 14 {
-                // SQLITE_CANTOPEN: the copy could not be created. SQLite does not say why (and its
-                // errno is that of a read-only retry, "no such file" whatever the cause), so the
-                // destination's directory is asked.
-                let directory = Self.directory(of: destination)
-                let reason =
-                    access(directory, F_OK) != 0
-                    ? "no such directory"
-                    : access(directory, W_OK) != 0 ? "the directory is not writable by this user" : error.message
-                throw StoreError(
-                    code: error.code, message: "cannot write the backup to \(destination): \(reason)",
-                    hint: "choose a path in an existing directory this user can write")
-            }
+            // VACUUM INTO writes into an empty file as into a new one. The file made, the
+            // directory's faults were found by `createPartial`.
+            try database.run("VACUUM INTO ?", partial)
+            try Self.publish(partial, as: destination)
         }
     }
 
