@@ -21,6 +21,12 @@ import TipLedgerTestSupport
 
     static let sandbox = ["--environment", "Sandbox", "--bundle-id", "com.example.tipjar"]
 
+    /// Sets up an empty ledger `l.sqlite` in `directory` with `migrate`.
+    static func migrateLedger(in directory: TemporaryDirectory) async throws {
+        let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+        try #require(migrate.exited(0), "\(migrate.summary)")
+    }
+
     static let usageErrors: [FailingCase] = [
         FailingCase(name: "no command", arguments: [], message: "no command given"),
         FailingCase(name: "unknown command", arguments: ["frobnicate"], message: "unknown command 'frobnicate'"),
@@ -266,8 +272,7 @@ import TipLedgerTestSupport
     @Test(arguments: [["migrate"], ["report", "--format", "csv"], ["pending", "--format", "json"]])
     func standardOutputThatCannotBeWrittenExitsWith74(_ command: [String]) async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             let result = try await Subprocess(
                 executable: "/bin/sh",
                 arguments: ["-c", #"exec "$@" > /dev/full"#, "sh", try TipLedgerBinary.path()] + command + [
@@ -415,8 +420,7 @@ import TipLedgerTestSupport
 
     @Test func finishingAnUnknownIdExitsWith1() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             let result = try await TipLedgerBinary.run(
                 ["finish", "--db", "l.sqlite", "2000000000000999"], in: directory.path)
             #expect(result.exited(1), "\(result.summary)")
@@ -555,8 +559,7 @@ import TipLedgerTestSupport
     @Test func reportWithAMalformedCatalogExitsWith64NamingTheFile() async throws {
         try await TemporaryDirectory.with { directory in
             try directory.write("{\"products\": [", to: "Broken.storekit")
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             let result = try await TipLedgerBinary.run(
                 ["report", "--db", "l.sqlite", "--catalog", "Broken.storekit"], in: directory.path)
             #expect(result.exited(64), "\(result.summary)")
@@ -569,8 +572,7 @@ import TipLedgerTestSupport
             try directory.write(
                 #"{"identifier": "X", "products": [], "subscriptionGroups": [], "version": {"major": 4, "minor": 0}}"#,
                 to: "Empty.storekit")
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             let result = try await TipLedgerBinary.run(
                 ["pending", "--db", "l.sqlite", "--catalog", "Empty.storekit"], in: directory.path)
             #expect(result.exited(64), "\(result.summary)")
@@ -639,8 +641,7 @@ import TipLedgerTestSupport
 
     @Test func ledgerWithANewerSchemaExitsWith74NamingBothVersions() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             let known = try #require(
                 Int(try await SQLiteShell.value("l.sqlite", "PRAGMA user_version", in: directory.path)))
             #expect(known >= 1)
@@ -658,8 +659,7 @@ import TipLedgerTestSupport
 
     @Test func backupOntoAnExistingFileExitsWith74() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             try directory.write("keep me", to: "taken.sqlite")
             let result = try await TipLedgerBinary.run(
                 ["backup", "--db", "l.sqlite", "taken.sqlite"], in: directory.path)
@@ -677,8 +677,7 @@ import TipLedgerTestSupport
     /// nothing at PATH, nor a file of its own: the next try succeeds.
     @Test func aBackupThatFailsLeavesNoFileBehind() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             // 64 blocks of 512 bytes, under the copy's size; writes past it fail (EFBIG) rather
             // than kill the process, as SIGXFSZ is ignored.
             let limited = try await Subprocess(
@@ -704,8 +703,7 @@ import TipLedgerTestSupport
     /// is removed by it.
     @Test func aBackupLeavesAnotherBackupsPartialFileAlone() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             try directory.write("another backup's", to: "copy.sqlite.partial-1")
             let backup = try await TipLedgerBinary.run(
                 ["backup", "--db", "l.sqlite", "copy.sqlite"], in: directory.path)
@@ -947,8 +945,7 @@ import TipLedgerTestSupport
     @Test(.enabled(if: permissionsBind, "running as root without setpriv(1)"))
     func aReadOnlyLedgerWithALogButNoSharedMemoryFileIsRefused() async throws {
         try await TemporaryDirectory.with { directory in
-            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
-            try #require(migrate.exited(0), "\(migrate.summary)")
+            try await Self.migrateLedger(in: directory)
             _ = try directory.write("", to: "l.sqlite-wal")
             try FileManager.default.setAttributes(
                 [.posixPermissions: 0o444], ofItemAtPath: directory.file("l.sqlite"))
