@@ -49,25 +49,43 @@ extension Ledger {
     }
 
     /// The condition that finds the rows whose `column` (`account` or `app_transaction_id`) is
-    /// the value bound twice, through the column's index, which holds the value's last 8
-    /// characters (migration 0002). The `+` keeps SQLite from putting the bound value in place
-    /// of the column in `substr(column, -8)` (constant propagation), after which the index
-    /// would no longer match.
+    /// the value bound twice, through the column's index. The index holds the value's last 8
+    /// characters (migration 0002) after the part of the ledger the row is in, `id >> 16`
+    /// (migration 0003), so the condition names every part there is, and SQLite searches the
+    /// index once for each. The `+` keeps SQLite from putting the bound value in place of the
+    /// column in `substr(column, -8)` (constant propagation), after which the index would no
+    /// longer match.
     static func lookUp(_ column: String) -> String {
-        "substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
+        "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
+    }
+
+    /// The parts of the lookup indexes, 0 to the last transaction's `id >> 16`.
+    private static let everyPart = """
+        WITH RECURSIVE part(n) AS (
+            SELECT 0 UNION ALL SELECT n + 1 FROM part WHERE n < (SELECT max(id) FROM transactions) >> 16
+        ) SELECT n FROM part
+        """
+
+    /// The condition that finds the transactions `restore` lists and totals, and its values.
+    static func restoreCondition(column: String, value: String, environments: [AppStoreEnvironment]?) -> (
+        sql: String, values: [any SQLBindable]
+    ) {
+        // `column` is one of two fixed names chosen above, never user input.
+        var conditions = [Self.lookUp(column)]
+        var values: [any SQLBindable] = [value, value]
+        if let (sql, environmentValues) = Self.environmentCondition(environments) {
+            // `+`: without it, SQLite would rather go through every transaction of the
+            // environment, by the first column of the transaction key.
+            conditions.append("+" + sql)
+            values += environmentValues
+        }
+        return (conditions.joined(separator: " AND "), values)
     }
 
     private func restore(column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?)
         throws -> Restore
     {
-        // `column` is one of two fixed names chosen above, never user input.
-        var conditions = [Self.lookUp(column)]
-        var values: [any SQLBindable] = [value, value]
-        if let (sql, environmentValues) = Self.environmentCondition(environments) {
-            conditions.append(sql)
-            values += environmentValues
-        }
-        let matching = conditions.joined(separator: " AND ")
+        let (matching, values) = Self.restoreCondition(column: column, value: value, environments: environments)
         let listed = includeAll ? matching : matching + " AND state IN ('pending', 'finished')"
         // One read transaction, so the list and the totals see the same commits.
         return try withReader { database in

@@ -25,22 +25,65 @@ import TipLedgerTestSupport
         #expect(try Self.plan(RecordWriter.selectEvidenceId, in: store) == [search("evidence", "evidence_by_digest")])
         #expect(
             try Self.plan(Ledger.selectKnownToken, parameters: 2, in: store).first == search("e", "evidence_by_digest"))
-        #expect(
-            try Self.plan(restoreFrom + Ledger.lookUp("account"), parameters: 2, in: store) == [
-                search("transactions", "transactions_by_account")
-            ])
-        #expect(
-            try Self.plan(restoreFrom + Ledger.lookUp("app_transaction_id"), parameters: 2, in: store) == [
-                search("transactions", "transactions_by_app_transaction")
-            ])
+        // The part and the short key, for every environment or only some.
+        for environments in [nil, [AppStoreEnvironment.sandbox], [.production, .sandbox]] {
+            for (column, index) in [
+                ("account", "transactions_by_account"), ("app_transaction_id", "transactions_by_app_transaction"),
+            ] {
+                let (condition, values) = Ledger.restoreCondition(
+                    column: column, value: "x", environments: environments)
+                #expect(
+                    try Self.plan(restoreFrom + condition, parameters: values.count, in: store).first
+                        == search("transactions", index, columns: 2), "\(column) \(environments ?? [])")
+            }
+        }
         // Without the `+`, SQLite puts the value in place of the column and scans instead.
         #expect(
-            try Self.plan(restoreFrom + "substr(account, -8) = substr(?1, -8) AND account = ?1", in: store)
-                != [search("transactions", "transactions_by_account")])
+            try Self.plan(restoreFrom + "substr(account, -8) = substr(?1, -8) AND account = ?1", in: store).first
+                != search("transactions", "transactions_by_account", columns: 2))
     }
 
-    private func search(_ table: String, _ index: String) -> String {
-        "SEARCH \(table) USING INDEX \(index) (<expr>=?)"
+    private func search(_ table: String, _ index: String, columns: Int = 1) -> String {
+        let keys = Array(repeating: "<expr>=?", count: columns).joined(separator: " AND ")
+        return "SEARCH \(table) USING INDEX \(index) (\(keys))"
+    }
+
+    /// Migration 0003: the lookup indexes are kept in parts of 65,536 transactions (`id >> 16`),
+    /// and a restore searches every part.
+    @Test func aRestoreFindsTheTransactionsOfEveryPart() throws {
+        let store = try TestLedger()
+        let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        let appTransactionId = "704897469903383919"
+        func tip(_ id: String, price: Int64) throws -> String {
+            try TestChains.transaction(id: id, price: price, account: account) {
+                $0.appTransactionId = appTransactionId
+            }
+        }
+        _ = try store.record(try tip("2000000000000001", price: 990))
+        // A row whose id ends part 1, so that the next tip starts part 2: parts 0 and 2 hold the
+        // account's tips, part 1 a row of another account.
+        _ = try store.ledger.withDatabase { database in
+            try database.run(
+                """
+                INSERT INTO transactions (id, environment, transaction_id, account, app_transaction_id, bundle_id,
+                    product_id, quantity, signed_date_ms, evidence_id, recorded_ms)
+                SELECT 131071, environment, 'another', '00000000-0000-4000-8000-000000000001', '1', bundle_id,
+                    product_id, 1, signed_date_ms, evidence_id, recorded_ms
+                FROM transactions
+                """)
+        }
+        _ = try store.record(try tip("2000000000000002", price: 1990))
+        let accountParts = "SELECT count(DISTINCT id >> 16) FROM transactions WHERE account = ? AND id >> 16 IN (0, 2)"
+        #expect(try store.ledger.integer(accountParts, [account]) == 2)
+
+        for restore in [
+            try store.ledger.restore(account: account, includeAll: true),
+            try store.ledger.restore(appTransactionId: appTransactionId, includeAll: true),
+            try store.ledger.restore(account: account, includeAll: false, environments: [.sandbox]),
+        ] {
+            #expect(restore.transactions.map(\.transactionId).sorted() == ["2000000000000001", "2000000000000002"])
+            #expect(restore.totals.map(\.netMilli) == [2980])
+        }
     }
 
     @Test func accountsThatEndAlikeAreToldApart() throws {
