@@ -320,7 +320,7 @@ struct RecordWriter {
                 throw StoreError(
                     code: 0, message: "a row for transaction \(transactionId) appeared while it was recorded")
             }
-            let after = try amounts(rowid: database.lastInsertedRowID)
+            let after = try insertedAmounts(payload, signedDate: signedDate, revoked: revoked, finished: finished)
             try database.run(
                 finished ? Self.insertRecordedAndFinished : Self.insertRecorded, now, environment, transactionId,
                 source, payload.currency, after.gross, payload.productId)
@@ -450,7 +450,7 @@ struct RecordWriter {
     // MARK: Storage helpers
 
     /// A transaction row's amounts and state, as `Amounts.columns` selects them.
-    struct Amounts {
+    struct Amounts: Equatable {
         var gross: Int64
         var refunded: Int64
         var revoked: Int64
@@ -485,6 +485,24 @@ struct RecordWriter {
             finished = row.int64(5) == 1
             rowid = row.int64(6)
         }
+    }
+
+    /// The amounts of the row just inserted for `payload`. A row neither refunded nor revoked,
+    /// the common case, is not read back: the schema's generated columns give it the price,
+    /// nothing refunded or revoked, and `pending` or `finished` (debug builds read it back and
+    /// check).
+    private func insertedAmounts(
+        _ payload: JWSTransactionDecodedPayload, signedDate: Int64, revoked: Bool, finished: Bool
+    ) throws -> Amounts {
+        let rowid = database.lastInsertedRowID
+        guard payload.revocationDate == nil, !revoked else { return try amounts(rowid: rowid) }
+        var inserted = Amounts(
+            gross: payload.price ?? 0, refunded: 0, revoked: 0, state: finished ? .finished : .pending)
+        inserted.signedDate = signedDate
+        inserted.finished = finished
+        inserted.rowid = rowid
+        assert(inserted == (try? amounts(rowid: rowid)), "the amounts of an inserted row differ from the schema's")
+        return inserted
     }
 
     private func amounts(rowid: Int64) throws -> Amounts {
