@@ -20,14 +20,20 @@ internal import TipLedgerCore
 /// request, writes some 70 KB of log a request, and a fixed 256 MiB grew the log of a ledger
 /// of a few hundred kilobytes past a small volume's space.
 final class Checkpointer: Sendable {
-    /// Frames (pages) the log may hold before the writer restarts it, by default: 32 MiB of
-    /// 8 KiB pages.
-    static let restartFrames: Int64 = 4096
-    /// Most frames committed to the log between two checkpoints, by default: 256 MiB of 8 KiB
-    /// pages.
-    static let checkpointFrames = 32_768
-    /// Fewest frames committed between two checkpoints, by default: 8 MiB of 8 KiB pages.
-    static let minimumFrames = 1024
+    /// Log the writer restarts once a checkpoint copied all of it, by default.
+    static let restartBytes = 32 << 20
+    /// Most log committed between two checkpoints, by default.
+    static let checkpointBytes = 256 << 20
+    /// Least log committed between two checkpoints, by default.
+    static let minimumBytes = 8 << 20
+
+    /// The default limits in frames (one page each) for a ledger of `pageSize`-byte pages:
+    /// the same bytes of log whatever the ledger's page size (8 KiB before 16 KiB became the
+    /// size of a new ledger's pages, 4 KiB before that).
+    static func frames(pageSize: Int) -> (checkpoint: Int, minimum: Int, restart: Int64) {
+        let size = max(pageSize, 512)
+        return (checkpointBytes / size, minimumBytes / size, Int64(restartBytes / size))
+    }
     /// The longest the writer waits for readers to step off the log when restarting it. It
     /// holds the write lock meanwhile, so a reader that takes longer (a report over a large
     /// ledger, a backup) has the restart tried again later rather than every write held up:
@@ -49,10 +55,7 @@ final class Checkpointer: Sendable {
     /// Restarts of the log tried so far, whether readers let them through or not.
     let restartsTried = Atomic(0)
 
-    init(
-        _ database: LockedDatabase, checkpointFrames: Int = Checkpointer.checkpointFrames,
-        minimumFrames: Int = Checkpointer.minimumFrames, restartFrames: Int64 = Checkpointer.restartFrames
-    ) {
+    init(_ database: LockedDatabase, checkpointFrames: Int, minimumFrames: Int, restartFrames: Int64) {
         self.database = database
         self.checkpointFrames = checkpointFrames
         self.minimumFrames = min(minimumFrames, checkpointFrames)

@@ -51,14 +51,15 @@ public final class Ledger: Sendable {
         creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
-            path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: Checkpointer.checkpointFrames,
-            restartFrames: Checkpointer.restartFrames, reading: reading, creating: creating, upgrading: upgrading)
+            path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: nil, restartFrames: nil,
+            reading: reading, creating: creating, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
-    /// than `restartFrames` (tests use small numbers).
+    /// than `restartFrames` (tests use small numbers); nil for the defaults
+    /// (`Checkpointer.frames(pageSize:)`).
     static func open(
-        path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int, restartFrames: Int64,
+        path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int?, restartFrames: Int64?,
         reading: Bool = false, creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
@@ -82,10 +83,12 @@ public final class Ledger: Sendable {
         // The writer no longer checkpoints as it commits; the checkpointer does, once the log
         // has grown enough.
         database.watchLog()
+        let frames = Checkpointer.frames(pageSize: Int(try database.pragmaInteger("page_size")))
         let checkpointer = Checkpointer(
             LockedDatabase(
                 try Database(path: path, busyTimeoutMilliseconds: milliseconds, cacheMebibytes: 1, access: access)),
-            checkpointFrames: checkpointFrames, restartFrames: restartFrames)
+            checkpointFrames: checkpointFrames ?? frames.checkpoint, minimumFrames: frames.minimum,
+            restartFrames: restartFrames ?? frames.restart)
         return Ledger(
             path: path, connection: LockedDatabase(database),
             readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),

@@ -19,7 +19,8 @@ import TipLedgerTestSupport
     /// A new ledger in `directory` that checkpoints every `checkpointFrames` frames and restarts
     /// a log longer than `restartFrames`.
     private func ledger(
-        in directory: TemporaryDirectory, checkpointFrames: Int, restartFrames: Int64 = Checkpointer.restartFrames,
+        in directory: TemporaryDirectory, checkpointFrames: Int,
+        restartFrames: Int64 = Checkpointer.frames(pageSize: Database.newFilePageSize).restart,
         busyTimeout: Duration = .seconds(5)
     ) throws -> (Ledger, Checkpointer) {
         let ledger = try Ledger.open(

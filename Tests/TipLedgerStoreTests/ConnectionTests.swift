@@ -32,19 +32,38 @@ import TipLedgerTestSupport
     @Test func aNewLedgerHasLargerPagesAndAnOlderOneKeepsItsOwn() throws {
         let store = try TestLedger()
         #expect(try store.ledger.integer("PRAGMA page_size") == Int64(Database.newFilePageSize))
-        #expect(Database.newFilePageSize == 8192)
+        #expect(Database.newFilePageSize == 16384)
 
-        // A ledger file made with SQLite's default 4 KiB pages (as before) keeps them, and
-        // records and checks as before.
-        let directory = try TemporaryDirectory()
-        let path = directory.file("older.sqlite")
-        let older = try Database(path: ":memory:")
-        try older.execute("PRAGMA page_size = 4096; VACUUM INTO '\(path)'")
-        let ledger = try Ledger.open(path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestLedger.reference)))
-        #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == 4096)
-        _ = try ledger.record(try TestChains.verified(try TestChains.transaction()), finish: true)
-        #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == 4096)
-        #expect(try ledger.integrityCheck() == "ok")
+        // Ledger files made with SQLite's default 4 KiB pages, or with 8 KiB ones (as before),
+        // keep them, and record and check as before.
+        for pageSize in [4096, 8192] {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("older.sqlite")
+            let older = try Database(path: ":memory:")
+            try older.execute("PRAGMA page_size = \(pageSize); VACUUM INTO '\(path)'")
+            let ledger = try Ledger.open(
+                path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestLedger.reference)))
+            #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == Int64(pageSize))
+            _ = try ledger.record(try TestChains.verified(try TestChains.transaction()), finish: true)
+            #expect(try ledger.withReader { try $0.pragmaInteger("page_size") } == Int64(pageSize))
+            #expect(try ledger.integrityCheck() == "ok")
+        }
+    }
+
+    /// The log's limits are bytes, whatever the ledger's page size: a frame of log holds one
+    /// page.
+    @Test func theLogLimitsAreTheSameBytesWhateverThePageSize() throws {
+        for pageSize in [4096, 8192, 16384] {
+            let directory = try TemporaryDirectory()
+            let path = directory.file("ledger.sqlite")
+            let empty = try Database(path: ":memory:")
+            try empty.execute("PRAGMA page_size = \(pageSize); VACUUM INTO '\(path)'")
+            let ledger = try Ledger.open(path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestLedger.reference)))
+            let checkpointer = try #require(ledger.checkpointer)
+            #expect(checkpointer.checkpointFrames * pageSize == 256 << 20, "\(pageSize)")
+            #expect(checkpointer.minimumFrames * pageSize == 8 << 20, "\(pageSize)")
+            #expect(checkpointer.restartFrames * Int64(pageSize) == 32 << 20, "\(pageSize)")
+        }
     }
 
     @Test func memoryLedgerRecordsWithFullSynchronousAndForeignKeys() throws {
