@@ -59,11 +59,16 @@ extension Ledger {
         "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
     }
 
-    /// The parts of the lookup indexes, 0 to the last transaction's `id >> 16`.
-    private static let everyPart = """
+    /// The parts of the lookup indexes that hold a transaction, in order: each found from the
+    /// one before by a search of the table's ids, so ids far apart cost no more searches than
+    /// ids close together. (`(n << 16) | 65535`, the last id of part n, cannot overflow.)
+    static let everyPart = """
         WITH RECURSIVE part(n) AS (
-            SELECT 0 UNION ALL SELECT n + 1 FROM part WHERE n < (SELECT max(id) FROM transactions) >> 16
-        ) SELECT n FROM part
+            SELECT (SELECT min(id) FROM transactions) >> 16
+            UNION ALL
+            SELECT (SELECT min(id) FROM transactions WHERE id > ((n << 16) | 65535)) >> 16 FROM part
+            WHERE n IS NOT NULL
+        ) SELECT n FROM part WHERE n IS NOT NULL
         """
 
     /// The condition that finds the transactions `restore` lists and totals, and its values.

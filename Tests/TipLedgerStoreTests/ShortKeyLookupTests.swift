@@ -76,6 +76,8 @@ import TipLedgerTestSupport
         let accountParts = "SELECT count(DISTINCT id >> 16) FROM transactions WHERE account = ? AND id >> 16 IN (0, 2)"
         #expect(try store.ledger.integer(accountParts, [account]) == 2)
 
+        // Only the parts that hold a transaction are searched.
+        #expect(try store.ledger.integer("SELECT count(*) FROM (\(Ledger.everyPart))") == 3)
         for restore in [
             try store.ledger.restore(account: account, includeAll: true),
             try store.ledger.restore(appTransactionId: appTransactionId, includeAll: true),
@@ -84,6 +86,31 @@ import TipLedgerTestSupport
             #expect(restore.transactions.map(\.transactionId).sorted() == ["2000000000000001", "2000000000000002"])
             #expect(restore.totals.map(\.netMilli) == [2980])
         }
+    }
+
+    /// Ids far apart (a ledger that once held rows it no longer holds, or was edited by hand)
+    /// cost one search per part that holds a transaction, not one per part in between.
+    @Test func aRestoreSearchesOnlyThePartsThatHoldTransactions() throws {
+        let store = try TestLedger()
+        let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
+        _ = try store.record(try TestChains.transaction(id: "2000000000000001", price: 990, account: account))
+        // A row of another account at id 2^24, part 256: the next tip is recorded after it.
+        _ = try store.ledger.withDatabase { database in
+            try database.run(
+                """
+                INSERT INTO transactions (id, environment, transaction_id, bundle_id, product_id, quantity,
+                    signed_date_ms, evidence_id, recorded_ms)
+                SELECT 16777216, environment, 'another', bundle_id, product_id, 1, signed_date_ms, evidence_id,
+                    recorded_ms
+                FROM transactions
+                """)
+        }
+        _ = try store.record(try TestChains.transaction(id: "2000000000000002", price: 1990, account: account))
+
+        #expect(try store.ledger.integer("SELECT count(*) FROM (\(Ledger.everyPart))") == 2)
+        let restore = try store.ledger.restore(account: account, includeAll: true)
+        #expect(restore.transactions.map(\.transactionId).sorted() == ["2000000000000001", "2000000000000002"])
+        #expect(restore.totals.map(\.netMilli) == [2980])
     }
 
     @Test func accountsThatEndAlikeAreToldApart() throws {
