@@ -102,8 +102,11 @@ enum Migrator {
                 try database.execute("PRAGMA application_id = \(applicationID)")
             }
         } catch let error as StoreError {
+            // The migration's name says where; its text would only quote the file's opening
+            // comment.
             throw StoreError(
-                code: error.code, message: "migration \(migration.name) failed: \(error.message)", sql: error.sql,
+                code: error.code, message: "migration \(migration.name) failed: \(error.message)",
+                sql: error.sql == migration.sql ? nil : error.sql,
                 hint: "the ledger was left at schema version \(migration.version - 1)")
         }
     }

@@ -204,6 +204,24 @@ import TipLedgerTestSupport
         #expect(try ledger.integer("SELECT count(*) FROM evidence") == 3)
     }
 
+    /// A failed migration is named, and its file's opening comment is not quoted as the SQL
+    /// that failed.
+    @Test func aFailedMigrationIsNamedWithoutQuotingItsFile() throws {
+        let store = try TestLedger()
+        let database = try Database(path: store.path)
+        let failing = Self.extra(
+            "-- SPDX-License-Identifier: GPL-3.0-or-later\n-- A table the ledger has.\nCREATE TABLE events (x);",
+            name: "clash")
+
+        let error = try #require(throws: StoreError.self) {
+            try Migrator.migrate(database, migrations: Migration.all + [failing])
+        }
+
+        #expect(error.message.contains("migration \(failing.name) failed: table events already exists"))
+        #expect(!error.description.contains("SPDX"), "\(error.description)")
+        #expect(try Self.pragma("user_version", at: store.path) == Int64(Migration.latestVersion))
+    }
+
     @Test func aMigrationThatLeavesBrokenReferencesIsUndoneAndForeignKeysStayOn() throws {
         let store = try TestLedger()
         try store.record(try TestChains.transaction())
