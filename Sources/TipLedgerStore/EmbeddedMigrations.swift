@@ -220,8 +220,8 @@ extension Migration {
                 -- transactions), every commit writes almost every page of both again, and recording slows down as
                 -- the ledger grows. Keyed first by the part a transaction's id falls in (`id >> 16`), new entries
                 -- go to the last part only, which stays small, so recording costs the same however large the
-                -- ledger. A lookup searches each part in turn, one index search per 65,536 transactions:
-                -- `(id >> 16) IN (0, 1, ...) AND substr(account, -8) = substr(?1, -8) AND +account = ?1`.
+                -- ledger. A lookup searches each part that holds a transaction, one index search per part:
+                -- `(id >> 16) IN (the parts) AND substr(account, -8) = substr(?1, -8) AND +account = ?1`.
 
                 DROP INDEX transactions_by_account;
                 CREATE INDEX transactions_by_account ON transactions (id >> 16, substr(account, -8)) WHERE account IS NOT NULL;

@@ -59,17 +59,28 @@ extension Ledger {
         "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
     }
 
-    /// The parts of the lookup indexes that hold a transaction, in order: each found from the
-    /// one before by a search of the table's ids, so ids far apart cost no more searches than
-    /// ids close together. (`(n << 16) | 65535`, the last id of part n, cannot overflow.)
+    /// The parts of the lookup indexes from the first transaction's to the last's: every one
+    /// in between while they are at most `densePartSpan` apart (as ids are when SQLite assigns
+    /// them), each found from the one before by a search of the ids otherwise (ids far apart,
+    /// in a ledger edited by hand), so that a lookup costs no more searches than there are
+    /// transactions. The first and last ids are each found once per query (`min(id)` and
+    /// `max(id)` alone, which SQLite reads at either end of the table; an expression over both
+    /// would scan it); `(n << 16) | 65535`, the last id of part n, cannot overflow.
     static let everyPart = """
         WITH RECURSIVE part(n) AS (
             SELECT (SELECT min(id) FROM transactions) >> 16
             UNION ALL
-            SELECT (SELECT min(id) FROM transactions WHERE id > ((n << 16) | 65535)) >> 16 FROM part
-            WHERE n IS NOT NULL
-        ) SELECT n FROM part WHERE n IS NOT NULL
+            SELECT CASE
+                WHEN ((SELECT max(id) FROM transactions) >> 16) - ((SELECT min(id) FROM transactions) >> 16)
+                    <= \(densePartSpan) THEN n + 1
+                ELSE (SELECT min(id) FROM transactions WHERE id > ((n << 16) | 65535)) >> 16
+            END
+            FROM part WHERE n < (SELECT max(id) FROM transactions) >> 16
+        ) SELECT n FROM part
         """
+
+    /// The widest span of parts searched one by one: 4096 parts hold 268 million ids.
+    static let densePartSpan = 4096
 
     /// The condition that finds the transactions `restore` lists and totals, and its values.
     static func restoreCondition(column: String, value: String, environments: [AppStoreEnvironment]?) -> (

@@ -299,7 +299,7 @@ struct RecordWriter {
         if before == nil {
             guard mayInsert else { return (.unknown, nil) }
             // No RETURNING: SQLite buffers RETURNING rows in a temporary table, which costs more
-            // than reading the new row back by its rowid.
+            // than reading the new row back by its rowid, when it must be (`insertedAmounts`).
             let inserted = try database.run(
                 """
                 INSERT INTO transactions (environment, transaction_id, original_transaction_id, app_transaction_id,

@@ -69,7 +69,7 @@ import TipLedgerTestSupport
     }
 
     /// The threshold follows the ledger's size: a small ledger committing one transaction at a
-    /// time (as `serve` does) has its log copied after some 1024 frames, not 32,768, so the log
+    /// time (as `serve` does) has its log copied after some 8 MiB of frames, not 256 MiB, so the log
     /// does not grow to hundreds of megabytes beside a ledger of a few hundred kilobytes.
     @Test func aSmallLedgersLogIsCopiedSoon() throws {
         let directory = try TemporaryDirectory()

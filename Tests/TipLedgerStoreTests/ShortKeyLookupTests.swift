@@ -37,10 +37,21 @@ import TipLedgerTestSupport
                         == search("transactions", index, columns: 2), "\(column) \(environments ?? [])")
             }
         }
-        // Without the `+`, SQLite puts the value in place of the column and scans instead.
+        // Without the `+` before the column, SQLite puts the value in place of the column in
+        // the short key, and the search uses the part alone.
+        let withoutPlus = Ledger.lookUp("account").replacingOccurrences(of: "+account", with: "account")
+        #expect(withoutPlus != Ledger.lookUp("account"))
         #expect(
-            try Self.plan(restoreFrom + "substr(account, -8) = substr(?1, -8) AND account = ?1", in: store).first
-                != search("transactions", "transactions_by_account", columns: 2))
+            try Self.plan(restoreFrom + withoutPlus, parameters: 2, in: store).first
+                == search("transactions", "transactions_by_account", columns: 1))
+        // Without the `+` before the environment, SQLite goes through the environment's rows.
+        let (condition, values) = Ledger.restoreCondition(
+            column: "account", value: "x", environments: [.sandbox])
+        let plain = condition.replacingOccurrences(of: "+environment", with: "environment")
+        #expect(plain != condition)
+        #expect(
+            try Self.plan(restoreFrom + plain, parameters: values.count, in: store).first
+                == "SEARCH transactions USING INDEX sqlite_autoindex_transactions_1 (environment=?)")
     }
 
     private func search(_ table: String, _ index: String, columns: Int = 1) -> String {
@@ -88,29 +99,49 @@ import TipLedgerTestSupport
         }
     }
 
-    /// Ids far apart (a ledger that once held rows it no longer holds, or was edited by hand)
-    /// cost one search per part that holds a transaction, not one per part in between.
-    @Test func aRestoreSearchesOnlyThePartsThatHoldTransactions() throws {
+    /// The parts between the first transaction's and the last's are searched one by one while
+    /// they are few; ids far apart (a ledger edited by hand) cost one search per part that
+    /// holds a transaction, not one per part in between, and negative ids are found too.
+    @Test func partsFarApartAreFoundOneFromTheNext() throws {
         let store = try TestLedger()
         let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
         _ = try store.record(try TestChains.transaction(id: "2000000000000001", price: 990, account: account))
-        // A row of another account at id 2^24, part 256: the next tip is recorded after it.
-        _ = try store.ledger.withDatabase { database in
-            try database.run(
-                """
-                INSERT INTO transactions (id, environment, transaction_id, bundle_id, product_id, quantity,
-                    signed_date_ms, evidence_id, recorded_ms)
-                SELECT 16777216, environment, 'another', bundle_id, product_id, 1, signed_date_ms, evidence_id,
-                    recorded_ms
-                FROM transactions
-                """)
-        }
+        // A row of another account at id 2^24 (part 256), and the next tip recorded after it.
+        let another = """
+            INSERT INTO transactions (id, environment, transaction_id, bundle_id, product_id, quantity,
+                signed_date_ms, evidence_id, recorded_ms)
+            SELECT ?, environment, ?, bundle_id, product_id, 1, signed_date_ms, evidence_id, recorded_ms
+            FROM transactions WHERE transaction_id = '2000000000000001'
+            """
+        _ = try store.ledger.withDatabase { try $0.run(another, Int64(1) << 24, "another") }
         _ = try store.record(try TestChains.transaction(id: "2000000000000002", price: 1990, account: account))
+        let parts = "SELECT count(*), min(n), max(n) FROM (\(Ledger.everyPart))"
+        #expect(try store.ledger.integer(parts) == 257)
+        try expectBothTips()
 
-        #expect(try store.ledger.integer("SELECT count(*) FROM (\(Ledger.everyPart))") == 2)
-        let restore = try store.ledger.restore(account: account, includeAll: true)
-        #expect(restore.transactions.map(\.transactionId).sorted() == ["2000000000000001", "2000000000000002"])
-        #expect(restore.totals.map(\.netMilli) == [2980])
+        // Rows at the smallest id there is and just below the largest, and the first tip moved
+        // next to the smallest: parts -2^47, 256 and 2^47 - 1.
+        _ = try store.ledger.withDatabase { database in
+            try database.run(another, Int64.min, "smallest")
+            try database.run(another, Int64.max - 1, "largest")
+            try database.run("UPDATE transactions SET id = ? WHERE transaction_id = '2000000000000001'", Int64.min + 1)
+        }
+        #expect(try store.ledger.integer(parts) == 3)
+        try expectBothTips()
+
+        func expectBothTips() throws {
+            let restore = try store.ledger.restore(account: account, includeAll: true)
+            #expect(restore.transactions.map(\.transactionId).sorted() == ["2000000000000001", "2000000000000002"])
+            #expect(restore.totals.map(\.netMilli) == [2980])
+        }
+    }
+
+    /// Finding the parts reads the ends of the table and searches its ids; it never scans it.
+    @Test func findingThePartsScansNothing() throws {
+        let store = try TestLedger()
+        let steps = try Self.plan(Ledger.everyPart, parameters: 0, in: store)
+        #expect(steps.contains { $0.hasPrefix("SEARCH transactions") })
+        #expect(!steps.contains { $0.hasPrefix("SCAN transactions") }, "\(steps)")
     }
 
     @Test func accountsThatEndAlikeAreToldApart() throws {
