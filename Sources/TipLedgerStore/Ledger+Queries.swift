@@ -59,6 +59,19 @@ extension Ledger {
         "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
     }
 
+    /// Whether Apple has decided the refund a consumption request (`request`) was about: a
+    /// REFUND or REFUND_DECLINED for its transaction, signed no earlier than the request, is in
+    /// the ledger (found through `notifications_by_transaction`, migration 0004). The request is
+    /// then no longer open, deadline or not.
+    static let decided = """
+        EXISTS (
+            SELECT 1 FROM notifications AS decision
+            WHERE decision.environment = request.environment AND decision.transaction_id = request.transaction_id
+                AND decision.notification_type IN ('REFUND', 'REFUND_DECLINED')
+                AND coalesce(decision.signed_date_ms, decision.received_ms) >= request.requested_ms
+        )
+        """
+
     /// The parts of the lookup indexes from the first transaction's to the last's: every one
     /// in between while they are at most `densePartSpan` apart (as ids are when SQLite assigns
     /// them), each found from the one before by a search of the ids otherwise (ids far apart,
@@ -231,8 +244,9 @@ extension Ledger {
                 }
                 let requests = try database.query(
                     """
-                    SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests
-                    WHERE \(requestConditions.joined(separator: " AND ")) ORDER BY deadline_ms, transaction_id
+                    SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests AS request
+                    WHERE \(requestConditions.joined(separator: " AND ")) AND NOT \(Self.decided)
+                    ORDER BY deadline_ms, transaction_id
                     """, requestValues
                 ) { row in
                     ConsumptionRequest(

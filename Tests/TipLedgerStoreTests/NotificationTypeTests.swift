@@ -54,6 +54,62 @@ import TipLedgerTestSupport
         #expect(requests.map(\.transactionId) == (offset < 0 ? [id] : []))
     }
 
+    /// A refund, or its refusal, decides what the request was about: it is no longer open.
+    /// Another transaction's request stays open.
+    @Test(arguments: ["REFUND", "REFUND_DECLINED"])
+    func theRefundDecisionClosesTheConsumptionRequest(type: String) throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id)
+        let other = try TestChains.transaction(id: "2000000000000002")
+        for (number, tip) in [purchase, other].enumerated() {
+            try store.record(tip)
+            try store.record(
+                try TestChains.notification(
+                    type: "CONSUMPTION_REQUEST", uuid: TestChains.uuid(number + 1), signedDate: reference,
+                    around: tip))
+        }
+        #expect(try openRequests(in: store).count == 2)
+
+        try store.record(
+            try TestChains.notification(
+                type: type, uuid: TestChains.uuid(3), signedDate: reference + hour, around: purchase))
+
+        #expect(try openRequests(in: store) == ["2000000000000002"])
+    }
+
+    /// A decision signed before the request was about an earlier one: the request stays open.
+    @Test func aDecisionSignedBeforeTheRequestLeavesItOpen() throws {
+        let store = try TestLedger()
+        let purchase = try TestChains.transaction(id: id)
+        try store.record(purchase)
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND_DECLINED", uuid: TestChains.uuid(1), signedDate: reference, around: purchase))
+        try store.record(
+            try TestChains.notification(
+                type: "CONSUMPTION_REQUEST", uuid: TestChains.uuid(2), signedDate: reference + 1, around: purchase))
+
+        #expect(try openRequests(in: store) == [id])
+    }
+
+    /// The requests' decisions are looked up by transaction, not by scanning the notifications.
+    @Test func decisionsAreFoundThroughTheirIndex() throws {
+        let store = try TestLedger()
+        let plan = try store.ledger.withReader { database in
+            try database.query(
+                "EXPLAIN QUERY PLAN SELECT 1 FROM consumption_requests AS request WHERE NOT \(Ledger.decided)", []
+            ) { $0.text(3) ?? "" }
+        }
+        #expect(
+            plan.contains(
+                "SEARCH decision USING INDEX notifications_by_transaction (environment=? AND transaction_id=?)"),
+            "\(plan)")
+    }
+
+    private func openRequests(in store: TestLedger) throws -> [String] {
+        try store.ledger.report(ReportQuery(), now: reference + 2 * hour).openConsumptionRequests.map(\.transactionId)
+    }
+
     @Test func consumptionRequestForAnUnknownTransactionIsOpenAndRecordsNoTransaction() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: id)
