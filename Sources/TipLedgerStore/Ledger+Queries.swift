@@ -51,8 +51,8 @@ extension Ledger {
     /// The condition that finds the rows whose `column` (`account` or `app_transaction_id`) is
     /// the value bound twice, through the column's index. The index holds the value's last 8
     /// characters (migration 0002) after the part of the ledger the row is in, `id >> 16`
-    /// (migration 0003), so the condition names every part there is, and SQLite searches the
-    /// index once for each. The `+` keeps SQLite from putting the bound value in place of the
+    /// (migration 0003), so the condition names the parts (`everyPart`), and SQLite searches
+    /// the index once for each. The `+` keeps SQLite from putting the bound value in place of the
     /// column in `substr(column, -8)` (constant propagation), after which the index would no
     /// longer match.
     static func lookUp(_ column: String) -> String {
@@ -75,8 +75,8 @@ extension Ledger {
     /// The parts of the lookup indexes from the first transaction's to the last's: every one
     /// in between while they are at most `densePartSpan` apart (as ids are when SQLite assigns
     /// them), each found from the one before by a search of the ids otherwise (ids far apart,
-    /// in a ledger edited by hand), so that a lookup costs no more searches than there are
-    /// transactions. The first and last ids are each found once per query (`min(id)` and
+    /// in a ledger edited by hand): a lookup searches at most 4097 parts, or only those that
+    /// hold a transaction. The first and last ids are each found once per query (`min(id)` and
     /// `max(id)` alone, which SQLite reads at either end of the table; an expression over both
     /// would scan it); `(n << 16) | 65535`, the last id of part n, cannot overflow.
     static let everyPart = """
