@@ -58,7 +58,8 @@ struct TestkitCommand: Command {
         The bundle id is --bundle-id (default com.example.tipjar); the environment is the one
         --environment names, else Sandbox (or the one TIPLEDGER_ENVIRONMENT names, when it
         names one other than Sandbox); --app-apple-id goes into notifications; --catalog FILE
-        prices tips from an Xcode .storekit file.
+        prices tips from an Xcode .storekit file, and signs each product's type as it gives it
+        (Consumable otherwise).
 
         Example:
           tipledger testkit init --out keys/test

@@ -118,6 +118,7 @@ struct TestkitTransactionOptions {
             currency: currency, storefront: storefront.0, storefrontId: storefront.1, environment: environment.rawValue,
             purchaseDate: purchaseDate, appAccountToken: account ?? random.uuid())
         fields.quantity = Int32(quantity)
+        if let type = catalog?.product(product)?.transactionType { fields.type = type }
         fields.signedDate = signedDate ?? purchaseDate
         fields.originalTransactionId = originalTransactionId ?? fields.transactionId
         fields.appTransactionId = appTransactionId
@@ -152,6 +153,9 @@ struct TipGenerator {
     let tiers: [(String, Int64)]
     /// The currency `tiers` are priced in.
     let tierCurrency: String
+    /// The `type` signed for each of the catalog's products; a product not in it is a tip
+    /// (`Consumable`).
+    let types: [String: String]
     let total: Int
     let start: Int64
     let step: Double
@@ -169,6 +173,9 @@ struct TipGenerator {
         self.environment = environment
         self.tiers = TestkitTransactionOptions.tiers(catalog)
         self.tierCurrency = TestkitTransactionOptions.tierCurrency(catalog)
+        self.types = Dictionary(
+            (catalog?.products ?? []).compactMap { product in product.transactionType.map { (product.productId, $0) } },
+            uniquingKeysWith: { first, _ in first })
         self.total = count
         let span = Int64(days) * 86_400_000
         self.start = end - span
@@ -211,6 +218,7 @@ struct TipGenerator {
                 currency: currency, storefront: storefront.0, storefrontId: storefront.1,
                 environment: environment.rawValue, purchaseDate: purchaseDate, appAccountToken: owner?.account)
             fields.quantity = Int32(quantity)
+            if let type = types[tier.0] { fields.type = type }
             fields.appTransactionId =
                 owner?.appTransactionId
                 ?? String(UInt64.random(in: 700_000_000_000_000_000...799_999_999_999_999_999, using: &random))

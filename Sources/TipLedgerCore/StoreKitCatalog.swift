@@ -15,6 +15,18 @@ public struct StoreKitCatalog: Sendable {
         public let priceMilli: Int64
         /// The file's type name: `Consumable`, `NonConsumable`, `RecurringSubscription`, ...
         public let type: String?
+
+        /// The `type` Apple signs in a transaction of this product (`Non-Consumable` for the
+        /// file's `NonConsumable`, ...), or nil for a type the file names otherwise.
+        public var transactionType: String? {
+            switch type {
+            case "Consumable": ProductType.consumable.rawValue
+            case "NonConsumable": ProductType.nonConsumable.rawValue
+            case "RecurringSubscription": ProductType.autoRenewableSubscription.rawValue
+            case "NonRenewingSubscription": ProductType.nonRenewingSubscription.rawValue
+            default: nil
+            }
+        }
     }
 
     public let products: [Product]
@@ -49,7 +61,8 @@ public struct StoreKitCatalog: Sendable {
             }
         }
         if case .array(let list)? = root["nonRenewingSubscriptions"] { entries += list }
-        guard root["products"] != nil || root["subscriptionGroups"] != nil else {
+        guard root["products"] != nil || root["subscriptionGroups"] != nil || root["nonRenewingSubscriptions"] != nil
+        else {
             throw Error(description: "the file has no \"products\"; is it an Xcode .storekit file?")
         }
         var products: [Product] = []

@@ -147,6 +147,53 @@ import TipLedgerTestSupport
         }
     }
 
+    /// testkit signs each product's type as the catalog gives it, in Apple's words; a catalog
+    /// of non-renewing subscriptions alone is a catalog too.
+    @Test func testkitSignsEachProductsTypeFromTheCatalog() async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            func entry(_ id: String, _ type: String) -> String {
+                #"{"productID": "\#(id)", "displayPrice": "4.99", "type": "\#(type)", "referenceName": "\#(id)"}"#
+            }
+            let catalog = """
+                {"products": [\(entry("tip", "Consumable")), \(entry("pro", "NonConsumable"))],
+                 "subscriptionGroups": [{"subscriptions": [\(entry("monthly", "RecurringSubscription"))]}],
+                 "nonRenewingSubscriptions": [\(entry("season", "NonRenewingSubscription"))],
+                 "settings": {"_storefront": "USA"}}
+                """
+            try directory.write(catalog, to: "Mixed.storekit")
+            try directory.write(
+                #"{"nonRenewingSubscriptions": [\#(entry("season", "NonRenewingSubscription"))]}"#,
+                to: "Seasons.storekit")
+            let expected = [
+                ("Mixed.storekit", "tip", "Consumable"), ("Mixed.storekit", "pro", "Non-Consumable"),
+                ("Mixed.storekit", "monthly", "Auto-Renewable Subscription"),
+                ("Mixed.storekit", "season", "Non-Renewing Subscription"),
+                ("Seasons.storekit", "season", "Non-Renewing Subscription"),
+            ]
+            for (file, product, type) in expected {
+                let result = try await TipLedgerBinary.run(
+                    ["testkit", "transaction", "--keys", keys, "--catalog", file, "--product", product],
+                    in: directory.path)
+                try #require(result.exited(0), "\(result.summary)")
+                let payload = try CompactJWS.payload(of: result.out.trimmingCharacters(in: .whitespacesAndNewlines))
+                #expect(payload["type"] as? String == type, "\(file) \(product)")
+            }
+            // Many tips from the catalog: each product keeps its own type.
+            let many = try await TipLedgerBinary.run(
+                ["testkit", "transaction", "--keys", keys, "--catalog", "Mixed.storekit", "--count", "40"],
+                in: directory.path)
+            try #require(many.exited(0), "\(many.summary)")
+            let types = Set(
+                try many.outLines.map { line in
+                    let payload = try CompactJWS.payload(of: line)
+                    return "\(payload["productId"] as? String ?? "?") \(payload["type"] as? String ?? "?")"
+                })
+            #expect(types.isSubset(of: Set(expected.prefix(4).map { "\($0.1) \($0.2)" })), "\(types)")
+            #expect(types.count > 1, "\(types)")
+        }
+    }
+
     @Test func catalogWithNoProductsIsAClearError() async throws {
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
