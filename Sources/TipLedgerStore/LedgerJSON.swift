@@ -128,7 +128,9 @@ public enum LedgerJSON {
             }
             // To the eight decimals the rate counts to (see `estimatedProceedsMilli`), so that
             // 33.3% prints 0.333, not the binary fraction's 0.33299999999999996.
-            if let commission { object.field("commissionRate", (commission * 100_000_000).rounded() / 100_000_000) }
+            if let commission {
+                object.field("commissionRate", ReportRow.rateUnits(commission) / Double(ReportRow.rateScale))
+            }
             object.array("openConsumptionRequests", report.openConsumptionRequests) { entry, request in
                 entry.field("environment", request.environment.rawValue)
                 entry.field("transactionId", request.transactionId)
@@ -141,6 +143,14 @@ public enum LedgerJSON {
 }
 
 extension ReportRow {
+    /// A commission rate counts in hundred-millionths (eight decimals).
+    static let rateScale: Int64 = 100_000_000
+
+    /// `rate` in hundred-millionths, to the nearest.
+    static func rateUnits(_ rate: Double) -> Double {
+        (rate * Double(rateScale)).rounded()
+    }
+
     /// Net after Apple's commission at `rate` (0.15 = 15 %), rounded to the nearest minor unit of
     /// the currency (a cent, a yen), halves away from zero. An estimate: Apple's own rounding and
     /// taxes differ.
@@ -150,8 +160,8 @@ extension ReportRow {
     /// are rounded; `ReportQuery.commissionRate` refuses a rate that would round to 100 %).
     public func estimatedProceedsMilli(commission rate: Double) -> Int64 {
         let unit = CurrencyUnit.minorUnitMilli(of: currency)
-        let scale: Int64 = 100_000_000
-        let kept = scale - Int64((rate * Double(scale)).rounded())
+        let scale = Self.rateScale
+        let kept = scale - Int64(Self.rateUnits(rate))
         // net × kept may not fit 64 bits; the quotient, at most net / unit, does.
         let divisor = scale * unit
         let (quotient, remainder) = divisor.dividingFullWidth(netMilli.multipliedFullWidth(by: kept))

@@ -10,10 +10,10 @@ enum Migrator {
     /// Applies what `migrations` has beyond the database's version; returns (before, after).
     /// `upgrading` is told the versions once, before the first migration this call applies to a
     /// ledger that already had a schema, which may take a while (a new file's take no time).
-    @discardableResult
     ///
     /// Unless `creating`, a database with no schema at all (an empty SQLite file, or one whose
     /// interrupted first write SQLite rolled back) is refused rather than made a new ledger.
+    @discardableResult
     static func migrate(
         _ database: Database, migrations: [Migration] = Migration.all, creating: Bool = true,
         upgrading: (Int, Int) -> Void = { _, _ in }

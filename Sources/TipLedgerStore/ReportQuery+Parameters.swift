@@ -55,7 +55,7 @@ extension ReportQuery {
         }
         // Below 100 % once counted to the eight decimals proceeds use (`estimatedProceedsMilli`).
         guard let value = Double(number), value.isFinite, value >= 0,
-            (value / scale * 100_000_000).rounded() < 100_000_000
+            ReportRow.rateUnits(value / scale) < Double(ReportRow.rateScale)
         else {
             throw ParameterError(
                 parameter: "commission", expected: "a rate such as 0.15 or 15%, below 100%", given: text)
