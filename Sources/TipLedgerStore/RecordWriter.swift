@@ -518,33 +518,31 @@ struct RecordWriter {
             Amounts.selectByKey, environment, transactionId, row: Amounts.init)
     }
 
-    /// The `recorded` event of a new row: its values are the time, environment, transaction id,
-    /// source, currency, gross amount and product id.
-    static let insertRecorded = """
+    /// An event's columns; the statements below add their values. (Built once, as every
+    /// statement run per item: see `selectEvidenceId`.)
+    static let insertEvent = """
         INSERT INTO events (at_ms, environment, transaction_id, kind, source, currency, gross_delta_milli,
             refunded_delta_milli, revoked_delta_milli, detail)
-        VALUES (?1, ?2, ?3, 'recorded', ?4, ?5, ?6, 0, 0, ?7)
         """
+
+    static let insertAnyEvent = insertEvent + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    /// The `recorded` event of a new row: its values are the time, environment, transaction id,
+    /// source, currency, gross amount and product id.
+    static let insertRecorded = insertEvent + " VALUES (?1, ?2, ?3, 'recorded', ?4, ?5, ?6, 0, 0, ?7)"
 
     /// `insertRecorded` and, in the same statement (one step rather than two, on the hot path
     /// of `verify`), the `finished` event of a row inserted finished.
-    static let insertRecordedAndFinished = """
-        INSERT INTO events (at_ms, environment, transaction_id, kind, source, currency, gross_delta_milli,
-            refunded_delta_milli, revoked_delta_milli, detail)
-        VALUES (?1, ?2, ?3, 'recorded', ?4, ?5, ?6, 0, 0, ?7), (?1, ?2, ?3, 'finished', ?4, NULL, 0, 0, 0, NULL)
-        """
+    static let insertRecordedAndFinished =
+        insertRecorded + ", (?1, ?2, ?3, 'finished', ?4, NULL, 0, 0, 0, NULL)"
 
     private func event(
         _ kind: String, _ transactionId: String?, _ environment: String, source: String, currency: String?,
         delta: Amounts, detail: String?
     ) throws {
         try database.run(
-            """
-            INSERT INTO events (at_ms, environment, transaction_id, kind, source, currency, gross_delta_milli,
-                refunded_delta_milli, revoked_delta_milli, detail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, now, environment, transactionId, kind, source, currency, delta.gross, delta.refunded, delta.revoked,
-            detail)
+            Self.insertAnyEvent, now, environment, transactionId, kind, source, currency, delta.gross, delta.refunded,
+            delta.revoked, detail)
     }
 
     private func event(
