@@ -181,35 +181,21 @@ enum AccessLogLine {
     static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
         let segments = entry.path.split(separator: "/", omittingEmptySubsequences: false)
         // What follows "accounts" is an account however it is written (a UUID without its dashes,
-        // in capitals); so is a UUID anywhere else.
-        let path = printable(
+        // in capitals); so is a UUID anywhere else. The path arrives percent-decoded: a `%0A` or
+        // `%1B` in it must not start a forged line or drive the terminal, nor a `%20` split the
+        // line's fields.
+        let path = PrintableText.escaped(
             segments.indices.map { index in
                 let segment = segments[index]
                 if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
                 if UUID(uuidString: String(segment)) != nil { return ":account" }
                 return segment.utf8.count > longestSegment ? ":long" : String(segment)
-            }.joined(separator: "/"))
+            }.joined(separator: "/"), escapingSpaces: true)
         let milliseconds = Double(entry.durationMicroseconds) / 1000
         let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
-        let method = printable(entry.method).prefix(20)
+        let method = PrintableText.escaped(entry.method, escapingSpaces: true).prefix(20)
         return "\(time) \(entry.remoteAddress) \(method) \(path.prefix(200)) \(entry.status) "
             + "\(entry.responseBytes)B \(duration)ms"
-    }
-
-    /// `text` with every byte outside printable ASCII percent-encoded: the path arrives
-    /// percent-decoded, and a `%0A` or `%1B` in it must not start a forged line or drive the
-    /// terminal.
-    static func printable(_ text: String) -> String {
-        var result = ""
-        for byte in text.utf8 {
-            if (0x21...0x7E).contains(byte) {
-                result.append(Character(Unicode.Scalar(byte)))
-            } else {
-                result += byte < 0x10 ? "%0" : "%"
-                result += String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return result
     }
 }
 

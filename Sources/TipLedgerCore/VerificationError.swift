@@ -15,30 +15,9 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
 
     private init(_ code: Code, _ message: String, isEnvironmentNotAccepted: Bool) {
         self.code = code
-        self.message = Self.printable(message)
+        // A message may quote a value from a header no signature has vouched for yet.
+        self.message = PrintableText.escaped(message)
         self.isEnvironmentNotAccepted = isEnvironmentNotAccepted
-    }
-
-    /// `text` with control characters and bidirectional overrides written as `\u{1B}`: a
-    /// message may quote a value from a header no signature has vouched for yet, and printed
-    /// as it came, that value could drive the reader's terminal or reorder what it shows.
-    static func printable(_ text: String) -> String {
-        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.value {
-            case 0..<0x20, 0x7f...0x9f, 0x202a...0x202e, 0x2066...0x2069: true
-            default: false
-            }
-        }
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            if isUnsafe(scalar) {
-                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 
     /// The rejection of a payload whose environment the policy does not accept (rather than

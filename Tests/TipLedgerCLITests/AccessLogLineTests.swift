@@ -40,4 +40,17 @@ import TipLedgerHTTP
         #expect(!logged.contains("eyJ"))
         #expect(line(path: "/\(String(jwsStart.prefix(36)))").contains(" /\(String(jwsStart.prefix(36))) "))
     }
+
+    /// The path arrives percent-decoded: what would end the line, drive the terminal or split
+    /// the line's fields is escaped, and the line keeps its seven fields.
+    @Test(arguments: [
+        ("/v1/a\nb", #"/v1/a\u{A}b"#), ("/v1/\u{1B}[2J", #"/v1/\u{1B}[2J"#), ("/v1/a b", #"/v1/a\u{20}b"#),
+        ("/v1/\u{9B}1m\u{2028}\u{202E}", #"/v1/\u{9B}1m\u{2028}\u{202E}"#), ("/v1/café", "/v1/café"),
+    ])
+    func whatCouldForgeALineIsEscaped(_ path: String, _ logged: String) {
+        let fields = line(path: path).split(separator: " ", omittingEmptySubsequences: false)
+
+        #expect(fields.count == 7)
+        #expect(fields.count > 3 && fields[3] == logged)
+    }
 }

@@ -158,10 +158,10 @@ import TipLedgerTestSupport
         #expect(
             log.map(\.path) == [
                 // A segment longer than any route's is not logged at all; a short one, escaped.
-                "/v1/:long/forged%20200%200B%200ms", "/v1/%1B[31mred%1B[0m", "/v1/caf%C3%A9%20au%20lait%0D",
-                "/v1/a%0Ab", "/healthz",
+                #"/v1/:long/forged\u{20}200\u{20}0B\u{20}0ms"#, #"/v1/\u{1B}[31mred\u{1B}[0m"#,
+                #"/v1/café\u{20}au\u{20}lait\u{D}"#, #"/v1/a\u{A}b"#, "/healthz",
             ])
-        #expect(log.last?.method == "G%1B[2JT")
+        #expect(log.last?.method == #"G\u{1B}[2JT"#)
     }
 
     @Test func listenAddressComesFromTheEnvironmentForServeAndHealth() throws {
