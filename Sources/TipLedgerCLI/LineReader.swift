@@ -9,11 +9,26 @@
 /// One line of input, numbered from 1.
 struct InputLine: Sendable {
     let number: Int
-    /// The text without its line ending; nil when the line was longer than the reader's limit
-    /// (its bytes were skipped, never held in memory).
-    let text: String?
+    let content: Content
     /// The line's length in bytes, even when it was too long to keep.
     let byteCount: Int
+
+    /// What the reader made of a line's bytes.
+    enum Content: Sendable {
+        /// The text without its line ending.
+        case text(String)
+        /// Longer than the reader's limit: its bytes were skipped, never held in memory.
+        case tooLong
+        /// Not UTF-8. Decoded with replacement characters, it could read as a line that was
+        /// never sent (a webhook body whose odd bytes sit in a member nobody reads), where
+        /// `serve` refuses the same bytes: so it is refused here too.
+        case notUTF8
+    }
+
+    /// The line's text; nil when it was too long or not UTF-8.
+    var text: String? {
+        if case .text(let text) = content { text } else { nil }
+    }
 }
 
 /// Reads lines from a file descriptor in fixed-size chunks, keeping at most one line (bounded
@@ -50,12 +65,11 @@ struct LineReader {
                 let length = newline - start
                 defer { start = newline + 1 }
                 if skipped > 0 || length > maximumLineBytes {
-                    return InputLine(number: lineNumber, text: nil, byteCount: skipped + length)
+                    return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)
                 }
                 var end = newline
                 if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                return InputLine(
-                    number: lineNumber, text: String(decoding: buffer[start..<end], as: UTF8.self), byteCount: length)
+                return InputLine(number: lineNumber, content: Self.content(buffer[start..<end]), byteCount: length)
             }
             if atEnd {
                 guard start < buffer.count || skipped > 0 else { return nil }
@@ -64,10 +78,9 @@ struct LineReader {
                 let length = buffer.count - start
                 defer { start = buffer.count }
                 if skipped > 0 || length > maximumLineBytes {
-                    return InputLine(number: lineNumber, text: nil, byteCount: skipped + length)
+                    return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)
                 }
-                return InputLine(
-                    number: lineNumber, text: String(decoding: buffer[start...], as: UTF8.self), byteCount: length)
+                return InputLine(number: lineNumber, content: Self.content(buffer[start...]), byteCount: length)
             }
             // No full line buffered: drop what was consumed, and what an over-long line has
             // already used, then read more.
@@ -80,6 +93,11 @@ struct LineReader {
             }
             fill()
         }
+    }
+
+    /// The text of a line's bytes, when they are UTF-8.
+    private static func content(_ bytes: ArraySlice<UInt8>) -> InputLine.Content {
+        String(validating: bytes, as: UTF8.self).map { .text($0) } ?? .notUTF8
     }
 
     /// Skips the UTF-8 byte order mark an editor may put at the start of a file, when the first

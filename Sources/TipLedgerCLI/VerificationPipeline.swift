@@ -197,13 +197,17 @@ struct VerificationPipeline {
     }
 
     static func verify(_ line: InputLine, with verifier: Verifier) -> Result<VerifiedPayload, VerificationError> {
-        guard let text = line.text else {
+        switch line.content {
+        case .text(let text):
+            return verifier.verify(text)
+        case .tooLong:
             return .failure(
                 VerificationError(
                     .tooLarge,
                     "the line is \(line.byteCount) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)"))
+        case .notUTF8:
+            return .failure(.notUTF8("the line"))
         }
-        return verifier.verify(text)
     }
 
     private func isBlank(_ text: String) -> Bool {

@@ -27,6 +27,13 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
             .wrongEnvironment, "environment \(environment.prefix(40)) is not accepted", isEnvironmentNotAccepted: true)
     }
 
+    /// The rejection of input that is not UTF-8 (`subject` says which: "the line", "the
+    /// body"), the same from `verify` and `serve`: a token and the JSON around it are text, and
+    /// bytes replaced to make text of it would be read as something never sent.
+    public static func notUTF8(_ subject: String) -> VerificationError {
+        VerificationError(.malformedJWS, "\(subject) is not UTF-8 text")
+    }
+
     /// Apple's `VerificationStatus` / `VerificationError` name for this failure.
     public var appleStatus: String { code.appleStatus }
 

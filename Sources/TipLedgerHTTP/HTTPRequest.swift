@@ -29,7 +29,4 @@ public struct HTTPRequest: Sendable, Equatable {
         self.body = body
         self.remoteAddress = remoteAddress
     }
-
-    /// The body decoded as UTF-8, invalid sequences replaced.
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

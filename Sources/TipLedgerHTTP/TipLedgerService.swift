@@ -151,7 +151,7 @@ public final class TipLedgerService: Sendable {
 
     private func notification(_ request: HTTPRequest) -> HTTPResponse {
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return rejection(VerificationError(.malformedJWS, "the body is not UTF-8 text"), status: 400)
+            return rejection(.notUTF8("the body"), status: 400)
         }
         let verified: VerifiedNotification
         do {
@@ -201,7 +201,7 @@ public final class TipLedgerService: Sendable {
 
     private func transaction(_ request: HTTPRequest) -> HTTPResponse {
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return rejection(VerificationError(.malformedJWS, "the body is not UTF-8 text"), status: 422)
+            return rejection(.notUTF8("the body"), status: 422)
         }
         let verified: VerifiedTransaction
         do {
