@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Synchronization
+internal import TipLedgerCore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -65,14 +66,16 @@ public final class Terminal: Sendable {
         if let full { emit(full, to: outSink, error: false) }
     }
 
-    /// Writes `text` plus a newline to standard output (buffered).
-    public func line(_ text: String) { write(text + "\n") }
+    /// Writes `text` plus a newline to standard output (buffered). `text` is one line whatever
+    /// it quotes: a control character in it is escaped (`PrintableText`), so it can neither
+    /// end the line nor drive the terminal.
+    public func line(_ text: String) { write(PrintableText.escaped(text) + "\n") }
 
     /// Writes `text` plus a newline to standard error at once (after flushing standard output,
-    /// so the two stay in order on a shared terminal).
+    /// so the two stay in order on a shared terminal); escaped as by `line`.
     public func errorLine(_ text: String) {
         flush()
-        emit(Array((text + "\n").utf8), to: errSink, error: true)
+        emit(Array((PrintableText.escaped(text) + "\n").utf8), to: errSink, error: true)
     }
 
     /// Writes `text` to standard error without a newline (for progress lines ending in `\r`).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
 
 /// A plain-text table with columns padded to their widest cell; numbers right-aligned.
 struct TextTable {
@@ -12,7 +13,9 @@ struct TextTable {
         self.rightAligned = rightAligned
     }
 
-    mutating func add(_ row: [String]) { rows.append(row) }
+    /// Adds a row; its cells are escaped (`PrintableText`): they hold signed fields and
+    /// catalog names, which may carry anything.
+    mutating func add(_ row: [String]) { rows.append(row.map { PrintableText.escaped($0) }) }
 
     func render(indent: String = "") -> String {
         let all = [headers] + rows

@@ -117,11 +117,12 @@ struct VerifyReport {
 }
 
 extension [UInt8] {
-    /// Appends each word after a space.
+    /// Appends each word after a space, escaped (`PrintableText`): words are signed fields,
+    /// which may carry anything.
     fileprivate mutating func append(words: String...) {
         for word in words {
             append(UInt8(ascii: " "))
-            append(contentsOf: word.utf8)
+            append(contentsOf: PrintableText.escaped(word).utf8)
         }
     }
 
@@ -130,7 +131,7 @@ extension [UInt8] {
         append(words: type)
         if let subtype {
             append(UInt8(ascii: "/"))
-            append(contentsOf: subtype.utf8)
+            append(contentsOf: PrintableText.escaped(subtype).utf8)
         }
     }
 }

@@ -132,14 +132,18 @@ public struct JSONWriter: Sendable {
         private mutating func appendNull() { bytes.append(contentsOf: "null".utf8) }
     }
 
-    /// Appends `text` as a JSON string literal, escaping what RFC 8259 requires.
+    /// Appends `text` as a JSON string literal, escaping what RFC 8259 requires (quote,
+    /// backslash, the C0 controls) and every other scalar `PrintableText` finds unsafe (DEL,
+    /// the C1 controls, U+2028 and U+2029, which JavaScript before ES2019 ends a line at, and
+    /// the bidirectional controls): JSON lines are read on terminals too.
     static func appendString(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         let utf8 = text.utf8
         // Most strings (ids, codes, dates) need no escaping: copy them whole.
         let plain =
             utf8.withContiguousStorageIfAvailable { buffer in
-                for byte in buffer where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                for byte in buffer
+                where PrintableText.mayStartUnsafe(byte) || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                     return false
                 }
                 return true
@@ -149,19 +153,20 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "\""))
             return
         }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0a: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0d: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hexDigits = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0f)])
-            default: bytes.append(byte)
+        let hexDigits = Array("0123456789abcdef".utf8)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case "\\": bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case "\n": bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case "\r": bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case "\t": bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case _ where PrintableText.isUnsafe(scalar):
+                // Every unsafe scalar is in the Basic Multilingual Plane: four hex digits.
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u")])
+                for shift in [12, 8, 4, 0] { bytes.append(hexDigits[Int(scalar.value >> UInt32(shift) & 0xf)]) }
+            default:
+                UTF8.encode(scalar) { bytes.append($0) }
             }
         }
         bytes.append(UInt8(ascii: "\""))

@@ -5,7 +5,8 @@
 /// Signed fields (a `productId`, a `currency`) are whatever the signer wrote, and a trusted
 /// chain includes test chains and Xcode certificates: printed as they came, an ESC could drive
 /// the reader's terminal, a line feed forge a log line, a bidirectional override reorder what
-/// is shown. Every text output escapes what `isUnsafe` names.
+/// is shown. Every text output escapes what `isUnsafe` names; JSON escapes the same scalars
+/// its own way (`JSONWriter`).
 public enum PrintableText {
     /// Whether `scalar` acts on the display rather than showing: the C0 controls, DEL, the C1
     /// controls (U+0080–U+009F, which some terminals obey as CSI and OSC), the line and

@@ -36,4 +36,30 @@ import TipLedgerCore
         #expect(PrintableText.escaped("a b\n") == #"a b\u{A}"#)
         #expect(PrintableText.escaped("a b\n", escapingSpaces: true) == #"a\u{20}b\u{A}"#)
     }
+
+    /// JSON writes every scalar the terminal escaper escapes as `\uXXXX` (the short forms for
+    /// line feed, carriage return and tab), so a JSON line printed on a terminal cannot drive
+    /// it either, and reads back as the same text.
+    @Test(arguments: unsafe)
+    func jsonEscapesTheSameScalars(_ value: UInt32) throws {
+        let scalar = try #require(Unicode.Scalar(value))
+        let text = "a" + String(Character(scalar)) + "b"
+        var writer = JSONWriter()
+        writer.object { $0.field("productId", text) }
+
+        let short: [UInt32: String] = [0x0a: #"\n"#, 0x0d: #"\r"#, 0x09: #"\t"#]
+        let hex = String(value, radix: 16)
+        let escape = short[value] ?? #"\u"# + String(repeating: "0", count: 4 - hex.count) + hex
+        #expect(writer.text == #"{"productId":"a"# + escape + #"b"}"#)
+        #expect(try JSONParser.parse(writer.text).objectValue?["productId"] == .string(text))
+    }
+
+    /// Text that needs no escaping is written as it is, whatever its script.
+    @Test func jsonWritesOtherTextAsItIs() throws {
+        let text = "café € 日本円 👍🏽 \u{2027} \u{A0}"
+        var writer = JSONWriter()
+        writer.object { $0.field("productId", text) }
+
+        #expect(writer.text == #"{"productId":""# + text + #""}"#)
+    }
 }
