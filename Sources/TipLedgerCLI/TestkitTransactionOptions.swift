@@ -50,7 +50,7 @@ struct TestkitTransactionOptions {
             priceMilli = milli
         }
         currency = try scanner.value("--currency").map { $0.uppercased() }
-        if let currency, currency.utf8.count != 3 || !currency.allSatisfy(\.isLetter) {
+        if let currency, !JWSTransactionDecodedPayload.isCurrencyCode(currency) {
             throw CLIError.usage("--currency takes an ISO 4217 code such as USD", command: command)
         }
         storefront = try scanner.value("--storefront").map { $0.uppercased() }

@@ -43,7 +43,7 @@ public struct JWSRenewalInfoDecodedPayload: Sendable, Equatable {
         rawEnvironment = try reader.string("environment")
         recentSubscriptionStartDate = try reader.date("recentSubscriptionStartDate")
         renewalDate = try reader.date("renewalDate")
-        currency = try reader.string("currency")
+        currency = try reader.currency("currency")
         renewalPrice = try reader.int64("renewalPrice")
         rawOfferDiscountType = try reader.string("offerDiscountType")
         eligibleWinBackOfferIds = try reader.strings("eligibleWinBackOfferIds")

@@ -73,7 +73,7 @@ public struct JWSTransactionDecodedPayload: Sendable, Equatable {
         storefront = try reader.string("storefront")
         storefrontId = try reader.string("storefrontId")
         rawTransactionReason = try reader.string("transactionReason")
-        currency = try reader.string("currency")
+        currency = try reader.currency("currency")
         price = try reader.int64("price")
         rawOfferDiscountType = try reader.string("offerDiscountType")
         appTransactionId = try reader.string("appTransactionId")
@@ -81,6 +81,12 @@ public struct JWSTransactionDecodedPayload: Sendable, Equatable {
         rawRevocationType = try reader.string("revocationType")
         revocationPercentage = try reader.int32("revocationPercentage")
         rawBillingPlanType = try reader.string("billingPlanType")
+    }
+
+    /// Whether `code` has the shape of an ISO 4217 currency code, three uppercase ASCII
+    /// letters (`USD`), as every App Store price's currency has.
+    public static func isCurrencyCode(_ code: String) -> Bool {
+        code.utf8.count == 3 && code.utf8.allSatisfy { (0x41...0x5a).contains($0) }
     }
 
     public var environment: AppStoreEnvironment? { rawEnvironment.flatMap(AppStoreEnvironment.init(rawValue:)) }

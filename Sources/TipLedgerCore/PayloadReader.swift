@@ -111,6 +111,18 @@ struct PayloadReader {
         return index == 36
     }
 
+    /// A currency code in ISO 4217's shape: three uppercase ASCII letters. Reports group and
+    /// print by it, and `Money` looks its minor unit up by it, so anything else is refused
+    /// rather than stored.
+    func currency(_ key: StaticString) throws(PayloadError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard JWSTransactionDecodedPayload.isCurrencyCode(text) else {
+            throw PayloadError(
+                field: name(key), reason: "\"\(text.prefix(40))\" is not an ISO 4217 code of three capital letters")
+        }
+        return text
+    }
+
     func strings(_ key: StaticString) throws(PayloadError) -> [String]? {
         guard let value = value(key) else { return nil }
         guard case .array(let elements) = value else { throw mismatch(key, expected: "an array", got: value) }

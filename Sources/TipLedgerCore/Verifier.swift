@@ -29,16 +29,25 @@ public final class Verifier: Sendable {
         self.trustStore = trustStore
         self.policy = policy
         self.clock = clock
+        self.fingerprint = Self.fingerprint(trustStore: trustStore, policy: policy, checks: Self.checksVersion)
+    }
+
+    /// The version of the checks themselves, part of the fingerprint: a verdict stored under a
+    /// fingerprint lets `verify` answer an exact repeat without checking it again
+    /// (`Ledger.knownTokens`), so a change that could reject a token once accepted must raise
+    /// it.
+    static let checksVersion = 2
+
+    /// The fingerprint of a verifier with these roots and policy running version `checks` of
+    /// the checks.
+    static func fingerprint(trustStore: TrustStore, policy: VerificationPolicy, checks: Int) -> [UInt8] {
         let roots: [String] = trustStore.roots.map { hex($0.sha256Fingerprint) }.sorted()
         let environments: [String] = policy.environments.map(\.rawValue).sorted()
-        // The version names the checks themselves: a verdict stored under this fingerprint lets
-        // `verify` answer an exact repeat without checking it again (`Ledger.knownTokens`), so a
-        // change that could reject a token once accepted must raise it.
-        var description = "tipledger-verifier-1\nroots=" + roots.joined(separator: ",")
+        var description = "tipledger-verifier-\(checks)\nroots=" + roots.joined(separator: ",")
         description += "\nbundles=" + policy.bundleIds.sorted().joined(separator: ",")
         description += "\nenvironments=" + environments.joined(separator: ",")
         description += "\nappAppleId=" + (policy.appAppleId.map { String($0) } ?? "-")
-        self.fingerprint = SHA256.hash(description.utf8)
+        return SHA256.hash(description.utf8)
     }
 
     private func context(usedClock: Bool) -> VerificationContext {

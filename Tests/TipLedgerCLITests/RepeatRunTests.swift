@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
+import TipLedgerCrypto
+import TipLedgerTestSupport
+
+@testable import TipLedgerCore
 
 /// Running `verify` again on input the ledger already holds answers from the ledger without the
 /// cryptography, and says exactly what verifying again would.
@@ -137,6 +141,54 @@ import Testing
             let lines = try repeated.jsonLines()
             #expect(lines.count == tips.lines.count / 2)
             #expect(lines.allSatisfy { $0["error"] as? String == "untrusted_chain" })
+        }
+    }
+
+    /// A token the ledger holds as accepted by earlier checks, which a check added since
+    /// rejects (a currency of the wrong shape), is verified again rather than answered from the
+    /// ledger, and rejected.
+    @Test func aRepeatAcceptedByEarlierChecksIsVerifiedAgainAndRejected() async throws {
+        let id = "2000000000000777"
+        let sound = try TestChains.transaction(id: id, currency: "USD")
+        let lowercase = try TestChains.transaction(id: id, currency: "usd")
+        try await TemporaryDirectory.with { directory in
+            let root = try directory.write(Data(TestChains.standard.root.derEncoded), to: "root.cer")
+            let settings = [
+                "--db", "l.sqlite", "--root", root, "--bundle-id", "com.example.tips", "--environment", "Sandbox",
+            ]
+            let recording = try await TipLedgerBinary.run(
+                ["verify"] + settings, input: .text(sound + "\n"), in: directory.path)
+            try #require(recording.exited(0), "\(recording.summary)")
+            // The ledger as checks of version 1, which took any currency, left it: the evidence
+            // is the lowercase token under their fingerprint, the transaction its currency.
+            let trust = try TrustStore(roots: [TestChains.standard.root])
+            let policy = VerificationPolicy(bundleIds: ["com.example.tips"], environments: [.sandbox])
+            let stored = try await SQLiteShell.value(
+                "l.sqlite", "SELECT hex(verifier_fingerprint) FROM evidence", in: directory.path)
+            try #require(
+                stored.lowercased()
+                    == hex(Verifier.fingerprint(trustStore: trust, policy: policy, checks: Verifier.checksVersion)))
+            let earlier = Verifier.fingerprint(trustStore: trust, policy: policy, checks: 1)
+            let body = try #require(lowercase.split(separator: ".", maxSplits: 1).last)
+            _ = try await SQLiteShell.rows(
+                "l.sqlite",
+                """
+                UPDATE evidence SET sha256 = X'\(hex(SHA256.hash(lowercase.utf8)))', body = '\(body)',
+                    verifier_fingerprint = X'\(hex(earlier))';
+                UPDATE transactions SET currency = 'usd';
+                """, in: directory.path)
+
+            let repeated = try await TipLedgerBinary.run(
+                ["verify", "--format", "json"] + settings,
+                input: .text(lowercase + "\n" + (try TestChains.transaction(id: "2000000000000778")) + "\n"),
+                in: directory.path)
+
+            #expect(repeated.exited(1), "\(repeated.summary)")
+            let lines = try repeated.jsonLines()
+            try #require(lines.count == 2, "\(repeated.summary)")
+            #expect(lines[0]["error"] as? String == "invalid_payload", "\(lines[0])")
+            #expect((lines[0]["message"] as? String)?.contains("currency") == true, "\(lines[0])")
+            #expect(lines[1]["ok"] as? Bool == true, "\(lines[1])")
         }
     }
 }

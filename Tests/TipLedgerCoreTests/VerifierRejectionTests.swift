@@ -372,6 +372,30 @@ extension RejectionScenario {
         RejectionScenario("signedDate far before any calendar", .invalidPayload) {
             try signed(TestPayloads.transaction(["signedDate": "-1e300"]))
         },
+        RejectionScenario("a currency in lowercase", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""usd""#]))
+        },
+        RejectionScenario("a currency of two letters", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""US""#]))
+        },
+        RejectionScenario("a currency of four letters", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""USDT""#]))
+        },
+        RejectionScenario("a currency with a letter outside ASCII", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""ÉUR""#]))
+        },
+        RejectionScenario("a currency with an escape sequence", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""\u001b[2J""#]))
+        },
+        RejectionScenario("a currency with a NUL", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""US\u0000""#]))
+        },
+        RejectionScenario("an empty currency", .invalidPayload) {
+            try signed(TestPayloads.transaction(["currency": #""""#]))
+        },
+        RejectionScenario("a renewal info's currency in lowercase", .invalidPayload) {
+            try signed(TestPayloads.renewalInfo(["currency": #""eur""#, "renewalPrice": "4990"]))
+        },
         RejectionScenario("appAccountToken that is not a UUID", .invalidPayload) {
             try signed(TestPayloads.transaction(["appAccountToken": "\"account-7\""]))
         },
