@@ -157,6 +157,7 @@ struct RecordWriter {
         if let existing = try database.queryOne(
             "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", uuid, row: { $0.text(0) })
         {
+            try adoptVerdict(digest ?? SHA256.hash(notification.jws.utf8), context: notification.context)
             return try result(.duplicate, transactionId: existing ?? nestedId)
         }
         let nestedRow: Amounts?
@@ -573,6 +574,20 @@ struct RecordWriter {
     // and a string built per call costs an allocation and a full comparison.
     static let selectEvidenceId = "SELECT id FROM evidence WHERE \(evidenceByDigest)"
 
+    /// Lets the stored token whose SHA-256 is `digest`, verified again now, stand for this
+    /// verdict (`context`) when it was stored under another (other roots or policy, or an
+    /// earlier version of the checks) and this one used no clock: its later repeats are then
+    /// answered from the ledger (`Ledger.knownTokens`) rather than verified every time.
+    private func adoptVerdict(_ digest: [UInt8], context: VerificationContext) throws {
+        guard !context.usedClock else { return }
+        try database.run(Self.updateVerdict, digest, context.verifierFingerprint)
+    }
+
+    static let updateVerdict = """
+        UPDATE evidence SET verifier_fingerprint = ?2, clock_free = 1
+        WHERE \(evidenceByDigest) AND (verifier_fingerprint IS NOT ?2 OR clock_free = 0)
+        """
+
     /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
     /// header once per distinct header.
     private func storeEvidence(
@@ -586,7 +601,10 @@ struct RecordWriter {
         // transaction no other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT
         // EXISTS, costs more: SQLite copies a SELECT from the table it inserts into through a
         // temporary table.)
-        if let stored = try storedEvidenceId(digest) { return StoredEvidence(id: stored, isNew: false) }
+        if let stored = try storedEvidenceId(digest) {
+            try adoptVerdict(digest, context: context)
+            return StoredEvidence(id: stored, isNew: false)
+        }
         var token = token
         // Split at the first '.' by bytes; the header is compared as bytes with the few known
         // ones, so it becomes a String only when it is new.

@@ -2,8 +2,9 @@
 import Testing
 import TipLedgerCore
 import TipLedgerCrypto
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// `Ledger.knownToken`: an exact repeat is answered from the ledger only when verifying and
 /// recording it again could not give another answer.
@@ -118,6 +119,30 @@ import TipLedgerTestSupport
             verifierFingerprint: fingerprint, finishing: true)
         #expect(answers.map { $0?.result.transactionId } == ["2000000000000502", nil, id, "2000000000000502"])
         #expect(try store.ledger.knownTokens([], verifierFingerprint: fingerprint, finishing: true).isEmpty)
+    }
+
+    /// A token stored under another verifier's fingerprint (other roots or policy, or an
+    /// earlier version of the checks) is verified again on its next repeat; once recorded again,
+    /// it stands for this verifier's verdict, and later repeats are answered from the ledger.
+    @Test(arguments: ["transaction", "notification"])
+    func aTokenVerifiedAgainIsKnownToTheVerifierThatDidIt(_ kind: String) throws {
+        let store = try TestLedger()
+        let transaction = try TestChains.transaction(id: id)
+        let token =
+            kind == "transaction"
+            ? transaction
+            : try TestChains.notification(type: "REFUND", uuid: TestChains.uuid(503), around: transaction)
+        try store.record(token)
+        let earlier = [UInt8](repeating: 0xee, count: 32)
+        _ = try store.ledger.withDatabase { try $0.run("UPDATE evidence SET verifier_fingerprint = ?", earlier) }
+        #expect(
+            try store.ledger.knownToken(try digest(token), verifierFingerprint: fingerprint, finishing: true) == nil)
+
+        try store.record(token)
+
+        #expect(
+            try store.ledger.knownToken(try digest(token), verifierFingerprint: fingerprint, finishing: true) != nil)
+        #expect(try store.count("evidence") == (kind == "transaction" ? 1 : 2))
     }
 
     @Test func anUnknownTokenIsNotKnown() throws {
