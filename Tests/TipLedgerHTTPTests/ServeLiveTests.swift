@@ -239,7 +239,9 @@ import TipLedgerTestSupport
             "\(service.child.errors.text)")
     }
 
-    @Test(arguments: ["short-token", "a token with spaces inside"])
+    @Test(arguments: [
+        "short-token", "a token with spaces inside", "a-token-with-ünïcödé-letters", "a-token-with-a\ttab",
+    ])
     func unusableTokenStopsTheServiceFromStarting(token: String) throws {
         let directory = try TemporaryDirectory()
 
@@ -248,11 +250,28 @@ import TipLedgerTestSupport
             environment: LiveService.environment(["TIPLEDGER_API_TOKEN": token]))
 
         #expect(result.status == 64)
-        #expect(result.errors.hasPrefix("error: the API token must be at least 16 characters"))
+        #expect(result.errors.hasPrefix("error: the API token must be at least 16 printable ASCII characters"))
         #expect(!result.errors.contains("serving"))
         #expect(!result.errors.contains(token))
         #expect(
             !FileManager.default.fileExists(atPath: directory.file("ledger.sqlite")), "a bad setting creates no ledger")
+    }
+
+    /// A token file with a byte that is not UTF-8 is refused: decoded with a replacement
+    /// character, it would accept a header with any other such byte in its place.
+    @Test func aTokenFileThatIsNotUTF8StopsTheServiceFromStarting() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("token")
+        try Data(Array("0123456789abcdef".utf8) + [0xff]).write(to: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+
+        let result = try TipledgerProcess.run(
+            ["serve", "--db", directory.file("ledger.sqlite"), "--listen", "127.0.0.1:0", "--api-token-file", file],
+            environment: LiveService.environment())
+
+        #expect(result.status == 64)
+        #expect(result.errors.hasPrefix("error: the API token must be at least 16 printable ASCII characters"))
+        #expect(!result.errors.contains("serving"))
     }
 
     @Test func busyPortStopsTheServiceFromStarting() throws {
