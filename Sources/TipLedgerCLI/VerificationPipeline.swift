@@ -144,11 +144,12 @@ struct VerificationPipeline {
         let knownTokens = self.knownTokens
         let hashesTokens = hashesTokens || knownTokens != nil
         // One block per worker, each on a thread of the workers' priority (concurrentPerform
-        // would run some shares on threads of the default priority).
+        // would run some shares on threads of the default priority). Dispatch leaves the group
+        // once a block has returned and been released, so a worker holds nothing of the batch
+        // (its results, the lines) by the time the batch is consumed, nor once the run returns.
         let queue = DispatchQueue.global(qos: workerPriority)
         for _ in 0..<workers {
-            batch.group.enter()
-            queue.async {
+            queue.async(group: batch.group) {
                 // Lines are taken a chunk at a time, so all workers finish together even when
                 // one of them got less of the CPU (the writer's thread shares it).
                 while let share = batch.nextChunk() {
@@ -163,7 +164,6 @@ struct VerificationPipeline {
                         }
                     }
                 }
-                batch.group.leave()
             }
         }
         return batch

@@ -79,6 +79,31 @@ import TipLedgerTestSupport
         #expect(lookups.load(ordering: .relaxed) == 60)
     }
 
+    /// A header of 30,000 nested arrays is a clean rejection on the workers' threads: the JSON
+    /// reader stops at its depth limit instead of recursing until the stack overflows.
+    @Test func aHeaderNestedThirtyThousandDeepIsMalformedOnTheWorkers() throws {
+        let header = Base64.encode([UInt8](repeating: UInt8(ascii: "["), count: 30_000), alphabet: .url)
+        let lines = [header + ".e30.AAAA", try TestChains.transaction()]
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        var reader = try Self.lineReader(lines, in: directory)
+        defer { close(reader.fileDescriptor) }
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.workers = 2
+        var outcomes: [VerificationPipeline.Outcome] = []
+        try pipeline.run(&reader) { items in outcomes += items.map(\.outcome) }
+        try #require(outcomes.count == 2)
+        guard case .checked(.failure(let error), _) = outcomes[0] else {
+            Issue.record("the nested header was not rejected: \(outcomes[0])")
+            return
+        }
+        #expect(error.code == .malformedJWS)
+        #expect(error.message == "the header is not JSON: nesting deeper than 32 at byte 32")
+        guard case .checked(.success, _) = outcomes[1] else {
+            Issue.record("the line after it was not verified: \(outcomes[1])")
+            return
+        }
+    }
+
     /// Batches started ahead of the one being consumed (no lookups) come back as one batch
     /// ahead does: every line once, in input order, with its own outcome.
     @Test(arguments: [
@@ -206,6 +231,29 @@ import TipLedgerTestSupport
         }
         #expect(sizes == [128, 256, 128, 128, 60])
         #expect(numbers == Array(1...700))
+    }
+
+    /// Once a run returns, no worker holds anything of it: what the consumer let go of is
+    /// gone. (A worker that still held its batch while the process exited left the batch's
+    /// results for LeakSanitizer to report as leaked.)
+    @Test func aRunKeepsNothingOnceItReturns() throws {
+        let directory = try TemporaryDirectory(prefix: "pipeline")
+        let line = try TestChains.transaction()
+        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
+        pipeline.workers = 2
+        var kept = 0
+        for _ in 0..<200 {
+            var reader = try Self.lineReader([line], in: directory)
+            defer { close(reader.fileDescriptor) }
+            weak var verified: VerifiedTransaction?
+            try pipeline.run(&reader) { items in
+                if case .checked(.success(.transaction(let transaction)), _) = items.first?.outcome {
+                    verified = transaction
+                }
+            }
+            if verified != nil { kept += 1 }
+        }
+        #expect(kept == 0, "\(kept) of 200 runs left their result alive after returning")
     }
 
     /// When repeats are looked up, the last batch comes whole: the consumer's account of what
