@@ -11,16 +11,23 @@ public struct JSONParser: ~Copyable {
     public static let maximumDepth = 32
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    private let maximumDepth: Int
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
+        self.maximumDepth = maximumDepth
     }
 
-    /// Parses `bytes` as one JSON value.
-    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes)
+    /// Parses `bytes` as one JSON value, nested at most `maximumDepth` deep.
+    ///
+    /// The parser recurses once per level, so the depth bounds the stack it needs. Only
+    /// `Fuzz/run --seeded-crash` lifts it, to show that the fuzzers catch the stack overflow.
+    public static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int = JSONParser.maximumDepth
+    ) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes, maximumDepth: maximumDepth)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -28,9 +35,13 @@ public struct JSONParser: ~Copyable {
         return value
     }
 
-    /// Parses `bytes` as one JSON value.
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try parse(buffer) }
+    /// Parses `bytes` as one JSON value, nested at most `maximumDepth` deep.
+    public static func parse(_ bytes: [UInt8], maximumDepth: Int = JSONParser.maximumDepth) throws(JSONSyntaxError)
+        -> JSONValue
+    {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            try parse(buffer, maximumDepth: maximumDepth)
+        }
     }
 
     /// Parses `text` as one JSON value.
@@ -77,7 +88,7 @@ public struct JSONParser: ~Copyable {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= JSONParser.maximumDepth else { throw error("nesting deeper than \(JSONParser.maximumDepth)") }
+        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         index += 1
         skipWhitespace()
     }

@@ -150,6 +150,15 @@ import TipLedgerCore
         #expect(throws: JSONSyntaxError.self) { try parse(String(repeating: "[", count: 100_000)) }
     }
 
+    /// The limit is a parameter (the fuzzing self-test lifts it); a caller may also lower it.
+    @Test func aCallerMayAskForAnotherDepthLimit() throws {
+        #expect(try JSONParser.parse(Array("[[1]]".utf8), maximumDepth: 2) == .array([.array([.integer(1)])]))
+        let error = #expect(throws: JSONSyntaxError.self) {
+            try JSONParser.parse(Array("[[[1]]]".utf8), maximumDepth: 2)
+        }
+        #expect(error?.description == "nesting deeper than 2 at byte 2")
+    }
+
     @Test(arguments: ["{} x", "1 2", "{}}", "[]]", "{}{}", "\"a\"\"b\"", "null,", "true false"])
     func trailingTextIsRefused(_ text: String) {
         #expect(throws: JSONSyntaxError.self, "\(text)") { try parse(text) }
