@@ -6,6 +6,10 @@ public struct VerificationPolicy: Sendable {
     /// (notifications with a nested transaction ~18 KB).
     public static let maximumTokenBytes = 64 * 1024
 
+    /// Largest `x5c` entry accepted, in bytes of base64 text. Apple's certificates take under
+    /// 2 KB; a larger entry is refused before OpenSSL decodes it.
+    public static let maximumCertificateBytes = 8 * 1024
+
     /// Accepted `bundleId`s, compared exactly (case-sensitive).
     public var bundleIds: Set<String>
     /// Accepted environments. `LocalTesting` is accepted exactly when `Xcode` is.

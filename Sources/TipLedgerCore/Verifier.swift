@@ -36,7 +36,7 @@ public final class Verifier: Sendable {
     /// fingerprint lets `verify` answer an exact repeat without checking it again
     /// (`Ledger.knownTokens`), so a change that could reject a token once accepted must raise
     /// it.
-    static let checksVersion = 2
+    static let checksVersion = 3
 
     /// The fingerprint of a verifier with these roots and policy running version `checks` of
     /// the checks.
@@ -200,6 +200,12 @@ public final class Verifier: Sendable {
         for (index, entry) in entries.enumerated() {
             guard case .string(let text) = entry else {
                 throw VerificationError(.invalidCertificate, "x5c[\(index)] is \(entry.typeName), not a string")
+            }
+            let limit = VerificationPolicy.maximumCertificateBytes
+            guard text.utf8.count <= limit else {
+                throw VerificationError(
+                    .invalidCertificate,
+                    "x5c[\(index)] is \(text.utf8.count) bytes; an x5c certificate is at most \(limit)")
             }
             texts.append(text)
         }

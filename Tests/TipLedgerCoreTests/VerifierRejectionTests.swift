@@ -605,6 +605,21 @@ extension RejectionScenario {
         #expect(verifier.rejection(of: "\n " + String(repeating: "a", count: limit) + "\r\n") == .malformedJWS)
     }
 
+    /// An `x5c` entry longer than any certificate Apple signs with is refused before it is
+    /// decoded; one at the limit is decoded (and this one is then no certificate).
+    @Test func anX5cEntryIsRefusedPastItsSizeLimitBeforeItIsDecoded() throws {
+        let limit = VerificationPolicy.maximumCertificateBytes
+        func message(entry: Int) throws -> String? {
+            let token = try signed(header: TestJWS.header(x5c: [x5c[0], String(repeating: "A", count: entry), x5c[2]]))
+            guard case .failure(let error) = try TestChains.verifier().verify(token) else { return nil }
+            return "\(error.code.rawValue): \(error.message)"
+        }
+        #expect(try message(entry: limit)?.hasPrefix("invalid_certificate: x5c[1] is not a DER certificate") == true)
+        #expect(
+            try message(entry: limit + 4)
+                == "invalid_certificate: x5c[1] is \(limit + 4) bytes; an x5c certificate is at most \(limit)")
+    }
+
     @Test func surroundingWhitespaceIsTrimmedAndNothingElseIsRepaired() throws {
         let verifier = try TestChains.verifier()
         let token = try signed(TestPayloads.transaction())
