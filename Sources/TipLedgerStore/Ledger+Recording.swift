@@ -20,8 +20,14 @@ extension Ledger {
         switch payload {
         case .transaction(let transaction):
             guard let id = transaction.transactionId else { return noTransactionId }
-            return keyReason(id) ?? amountReason(transaction.payload)
+            return keyReason(id) ?? amountReason(transaction.payload) ?? textReason(transaction.payload)
         case .notification(let notification):
+            let payload = notification.payload
+            let texts = [
+                ("notificationType", payload.rawNotificationType), ("subtype", payload.rawSubtype),
+                ("data.consumptionRequestReason", payload.data?.rawConsumptionRequestReason),
+            ]
+            if let reason = textReason(texts) { return reason }
             guard let transaction = notification.transaction else { return nil }
             if notification.rawNotificationType == NotificationType.refund.rawValue,
                 transaction.payload.revocationDate == nil
@@ -31,7 +37,9 @@ extension Ledger {
                 return VerificationError(
                     .invalidPayload, "data.signedTransactionInfo: a REFUND's transaction has no revocationDate")
             }
-            let reason = transaction.transactionId.flatMap(keyReason) ?? amountReason(transaction.payload)
+            let reason =
+                transaction.transactionId.flatMap(keyReason) ?? amountReason(transaction.payload)
+                ?? textReason(transaction.payload)
             return reason?.within("data.signedTransactionInfo")
         case .renewalInfo, .appTransaction:
             return nil
@@ -42,6 +50,35 @@ extension Ledger {
     /// times the App Store's highest price point in any currency, yet millions of such prices
     /// still add up within the 64-bit integers SQLite sums in.
     public static let maximumPriceMilli: Int64 = 1_000_000_000_000
+
+    /// The longest text the ledger keeps from a payload's field (a product id, a storefront, a
+    /// notification type, ...), in UTF-8 bytes. Apple's longest such values are bundle ids of at
+    /// most 155 characters, and product ids are shorter, so no real payload comes near it; it
+    /// keeps a signed 60 KB product id out of every report and restore.
+    public static let maximumTextBytes = 256
+
+    /// Why a transaction's texts cannot be recorded: one the ledger keeps is too long. (Its
+    /// `transactionId` has its own rule; its `appAccountToken` and `currency` have a shape.)
+    private static func textReason(_ payload: JWSTransactionDecodedPayload) -> VerificationError? {
+        textReason([
+            ("productId", payload.productId), ("bundleId", payload.bundleId),
+            ("originalTransactionId", payload.originalTransactionId), ("appTransactionId", payload.appTransactionId),
+            ("type", payload.rawType), ("storefront", payload.storefront), ("storefrontId", payload.storefrontId),
+            ("inAppOwnershipType", payload.rawInAppOwnershipType), ("revocationType", payload.rawRevocationType),
+        ])
+    }
+
+    /// Why one of `texts` (field names and values) cannot be recorded, or nil.
+    private static func textReason(_ texts: [(field: String, value: String?)]) -> VerificationError? {
+        for (field, value) in texts {
+            guard let bytes = value?.utf8.count, bytes > maximumTextBytes else { continue }
+            return VerificationError(
+                .invalidPayload,
+                "the \(field) is \(bytes) bytes, over the \(maximumTextBytes) the ledger keeps, "
+                    + "so it cannot be recorded")
+        }
+        return nil
+    }
 
     private static func keyReason(_ transactionId: String) -> VerificationError? {
         guard !isUsableTransactionId(transactionId) else { return nil }

@@ -5,7 +5,7 @@ import TipLedgerStore
 import TipLedgerTestSupport
 
 /// Verified payloads the ledger refuses to record, as rejections of the input: what it keys on
-/// is missing, or amounts it adds up are out of range.
+/// is missing, amounts it adds up are out of range, or a text it keeps is too long.
 @Suite struct UnrecordableTests {
     /// Records `payload` into a new ledger: its rejection, or nil once it was recorded. A
     /// rejected payload writes nothing.
@@ -130,6 +130,44 @@ import TipLedgerTestSupport
         #expect(try reason(type: "REFUND") { _ in } == nil)
         // A reversed refund has none, rightly.
         #expect(try reason(type: "REFUND_REVERSED") { _ in } == nil)
+    }
+
+    /// Whatever length a signed field has, what the ledger keeps and prints of it is bounded.
+    @Test(arguments: [
+        "productId", "bundleId", "originalTransactionId", "appTransactionId", "type", "storefront", "storefrontId",
+        "inAppOwnershipType", "revocationType",
+    ])
+    func aTextTheLedgerKeepsIsRecordableUpToTheLimitAndRejectedPastIt(_ field: String) throws {
+        let longest = String(repeating: "p", count: Ledger.maximumTextBytes)
+        // The bundle id is checked against the configured ones before the ledger sees it.
+        func reason(_ text: String) throws -> VerificationError? {
+            let signed = try token([field: "\"\(text)\""])
+            let verifier = try TestChains.verifier(bundleId: field == "bundleId" ? text : "com.example.tips")
+            return try rejectionOfRecording(.transaction(try verifier.verifyTransaction(signed)))
+        }
+        #expect(try reason(longest) == nil)
+        let rejection = try #require(try reason(longest + "é"))
+        #expect(rejection.code == .invalidPayload)
+        #expect(
+            rejection.message == "the \(field) is 258 bytes, over the 256 the ledger keeps, so it cannot be recorded")
+    }
+
+    @Test(arguments: ["subtype", "consumptionRequestReason", "nested productId"])
+    func aNotificationWithATextPastTheLimitIsRejected(_ field: String) throws {
+        let long = String(repeating: "r", count: Ledger.maximumTextBytes + 1)
+        let request = try TestChains.notification(
+            type: "CONSUMPTION_REQUEST", subtype: field == "subtype" ? long : nil, uuid: TestChains.uuid(4),
+            signedDate: TestLedger.reference + TestLedger.hour, around: try TestChains.transaction(),
+            consumptionReason: field == "consumptionRequestReason" ? long : "UNINTENDED_PURCHASE"
+        ) { transaction in
+            if field == "nested productId" { transaction.productId = long }
+        }
+        let rejection = try #require(
+            try rejectionOfRecording(.notification(try TestChains.verifier().verifyNotification(request))))
+        #expect(rejection.code == .invalidPayload)
+        let name = ["subtype": "subtype", "consumptionRequestReason": "data.consumptionRequestReason"][field]
+        let message = "the \(name ?? "productId") is 257 bytes, over the 256 the ledger keeps, so it cannot be recorded"
+        #expect(rejection.message == (name == nil ? "data.signedTransactionInfo: " + message : message))
     }
 
     @Test func aTestNotificationHasNothingToBound() throws {
