@@ -17,7 +17,13 @@ let package = Package(
     name: "tipledger",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "tipledger", targets: ["tipledger"])
+        .executable(name: "tipledger", targets: ["tipledger"]),
+        // The modules as libraries, for the fuzzing package in Fuzz/ (a package of its own, so
+        // its instrumented build never touches this one's).
+        .library(name: "TipLedgerCrypto", targets: ["TipLedgerCrypto"]),
+        .library(name: "TipLedgerCore", targets: ["TipLedgerCore"]),
+        .library(name: "TipLedgerStore", targets: ["TipLedgerStore"]),
+        .library(name: "TipLedgerHTTP", targets: ["TipLedgerHTTP"]),
     ],
     targets: [
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
