@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
+import TipLedgerTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -30,13 +31,14 @@ struct Subprocess: Sendable {
     let directory: String
     var input: Input = .none
 
-    /// Variables passed to every child: enough to find programs and a temporary directory, and
-    /// never a `TIPLEDGER_*` setting of the shell that started the tests.
+    /// Variables passed to every child: enough to find programs and a temporary directory, the
+    /// sanitizers' settings under `make sanitize`, and never a `TIPLEDGER_*` setting of the
+    /// shell that started the tests.
     static func baseEnvironment() -> [String: String] {
         let inherited = ProcessInfo.processInfo.environment
         var environment = ["PATH": inherited["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "LC_ALL": "C.UTF-8"]
         for name in ["HOME", "TMPDIR"] { environment[name] = inherited[name] }
-        return environment
+        return environment.merging(SanitizerEnvironment.inherited) { $1 }
     }
 
     /// Runs the program to the end.

@@ -112,7 +112,7 @@ final class TipledgerProcess {
     init(_ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: try TipledgerBinary.path())
         process.arguments = arguments
-        process.environment = environment
+        process.environment = environment.merging(SanitizerEnvironment.inherited) { $1 }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outputPipe
         process.standardError = errorPipe
