@@ -15,10 +15,9 @@ internal import TipLedgerStore
 /// body that starts with a NUL byte is signed (`SignedInput`), and for `/v1/notifications`
 /// wrapped as the App Store posts it.
 ///
-/// Properties: no answer is a 5xx (the ledger is always there) or logs a ledger failure; every
-/// answer is JSON or text as its `Content-Type` says, an error is `{"error","message"}`, its
-/// header fields cannot break the response's framing, and no SQL or SQLite text reaches a body
-/// unless the request carried it.
+/// Properties: no answer is a 5xx (the ledger is always there) or logs a ledger failure; a JSON
+/// answer is an object, an error `{"error","message"}`; no header field could break the
+/// response's framing; no SQL or SQLite text reaches a body unless the request carried it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzService(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))

@@ -16,7 +16,8 @@ public func fuzzVerify(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     // A line that is not UTF-8 is refused before it is verified, by the CLI and HTTP alike.
     guard let line = String(validating: SignedInput.line(input), as: UTF8.self) else { return 0 }
-    let verdict = Verdict(verifier.verify(line))
+    let result = verifier.verify(line)
+    let verdict = Verdict(result)
     let again = Verdict(verifier.verify(line))
     Property.require(again == verdict, "verifying the line again gives \(again), first \(verdict)")
     let fresh = Verdict(TrustedChain.shared.verifier().verify(line))
@@ -24,9 +25,7 @@ public func fuzzVerify(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     Property.require(
         verifier.tokenDigest(ofLine: line) == UnverifiedJWS.tokenDigest(ofLine: line),
         "the token digest depends on the header cache")
-    guard case .success(let payload) = verifier.verify(line) else {
-        return 0
-    }
+    guard case .success(let payload) = result else { return 0 }
     let jws = FoundationJWS(line: line)
     Property.require(jws?.isSignedByItsLeaf == true, "accepted a line whose token its leaf did not sign: \(verdict)")
     Property.require(
