@@ -13,6 +13,13 @@ import TipLedgerTestSupport
         #expect(value == .object(["p": .integer(1), "%\r\u{FEFF}": .integer(2)]))
     }
 
+    /// `{"":1,"<U+FEFF>":0}`: names that differ by a U+FEFF are two names, not a duplicate
+    /// (Foundation, dropping the U+FEFF, makes them one and keeps the last value).
+    @Test func namesThatDifferByAZeroWidthNoBreakSpaceAreTwo() throws {
+        let value = try JSONParser.parse(try Fixtures.bytes("fuzz/json/names-differing-by-zero-width-no-break-space"))
+        #expect(value == .object(["": .integer(1), "\u{FEFF}": .integer(0)]))
+    }
+
     /// A webhook body's token keeps its U+FEFF, at its start as after an escape: the token is
     /// what was signed, so nothing may be taken out of it (the verifier then refuses it).
     @Test(arguments: ["zero-width-no-break-space-leading-token", "zero-width-no-break-space-in-token"])

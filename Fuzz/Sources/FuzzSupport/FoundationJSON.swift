@@ -65,10 +65,14 @@ public enum FoundationJSON {
             // may be one to Foundation.
             var byName: [String: Any] = [:]
             for (name, value) in others { byName[withoutZeroWidthNoBreakSpaces(name)] = value }
-            let merged = members.contains { $0.name.unicodeScalars.contains("\u{FEFF}") }
-            guard others.count == members.count || (merged && others.count < members.count) else { return false }
+            var ours: [String: Int] = [:]
+            for member in members { ours[withoutZeroWidthNoBreakSpaces(member.name), default: 0] += 1 }
+            guard byName.count == ours.count else { return false }
             return members.allSatisfy { member in
-                byName[withoutZeroWidthNoBreakSpaces(member.name)].map { matches(member.value, $0) } ?? false
+                let name = withoutZeroWidthNoBreakSpaces(member.name)
+                guard let other = byName[name] else { return false }
+                // Of names that are one to Foundation, it keeps the last value.
+                return ours[name] != 1 || matches(member.value, other)
             }
         }
     }
