@@ -227,7 +227,12 @@ public final class TipLedgerService: Sendable {
         let trimmed = UnverifiedJWS.trimmed(body)
         guard !trimmed.isEmpty else { throw VerificationError(.malformedJWS, "the body is empty; \(shape)") }
         guard trimmed.first == "{" else { return body }
-        let members = (try? JSONParser.parse(body))?.objectValue
+        let members: JSONObject?
+        do {
+            members = try JSONParser.parse(body).objectValue
+        } catch {
+            throw VerificationError(.malformedJWS, "the body is not JSON: \(error); \(shape)")
+        }
         if case .string(let token)? = members?["signedTransaction"] { return token }
         if members?["signedPayload"] != nil {
             throw VerificationError(
