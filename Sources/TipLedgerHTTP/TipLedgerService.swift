@@ -394,7 +394,7 @@ public final class TipLedgerService: Sendable {
     /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to
     /// the log, never into the response.
     private func unavailable(_ error: any Error) -> HTTPResponse {
-        log("ledger error: \(error)")
+        log("ledger error: \(error)" + ((error as? StoreError)?.hint.map { "; hint: \($0)" } ?? ""))
         var response = HTTPResponse.error(.unavailable, "the ledger is busy or unavailable; retry later")
         response.headers.set("Retry-After", "1")
         return response

@@ -60,7 +60,7 @@ public final class BatchRecorder {
             } catch {
                 database.rollBack()
                 isOpen = false
-                throw error
+                throw ledger.failedWrite(error)
             }
         }
     }
@@ -74,7 +74,7 @@ public final class BatchRecorder {
                 try database.execute("COMMIT")
             } catch {
                 database.rollBack()
-                throw error
+                throw ledger.failedWrite(error)
             }
             ledger.didWrite(database)
         }

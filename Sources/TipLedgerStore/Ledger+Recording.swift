@@ -84,9 +84,12 @@ extension Ledger {
     {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
-        return try write { database in
+        let results = try write { database in
             try RecordWriter(database: database, now: now).record(items, tokenDigests: tokenDigests, finish: finish)
         }
+        // An item that failed alone, for another reason than its rejection, is a write that
+        // failed as much as a batch that did.
+        return results.map { $0.mapError(failedWrite) }
     }
 
     /// Records one verified payload in its own transaction.

@@ -122,6 +122,12 @@ public final class Ledger: Sendable {
     private static func refuseUnwritable(_ path: String) throws(StoreError) {
         guard path != ":memory:" else { return }
         let file = resolved(path)
+        // SQLite would open the file read-only and fail later, on the -wal file it cannot make.
+        if LedgerVolume.of(ledger: file)?.isReadOnly == true {
+            throw StoreError(
+                code: 0, message: "the ledger \(path) is on a file system mounted read-only",
+                hint: StoreError.readOnlyHint, fault: .readOnly)
+        }
         var status = stat()
         guard stat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(file, W_OK) != 0,
             access(directory(of: file), W_OK) == 0, !isOtherThanSQLite(file)
@@ -179,10 +185,26 @@ public final class Ledger: Sendable {
     /// asks for a checkpoint when the log has grown enough since the last one.
     func write<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try withDatabase { writer in
-            let result = try body(writer)
+            let result: Result
+            do {
+                result = try body(writer)
+            } catch {
+                throw failedWrite(error)
+            }
             didWrite(writer)
             return result
         }
+    }
+
+    /// `error`, which made a write fail, said in words (`explained`).
+    func failedWrite(_ error: any Error) -> any Error {
+        (error as? StoreError).map(failedWrite) ?? error
+    }
+
+    /// `error`, which made a write fail, said in words (`explained`); a rejection of the input
+    /// as it is.
+    func failedWrite(_ error: StoreError) -> StoreError {
+        error.explained(writingLedger: path)
     }
 
     /// After a commit on the writing connection: restarts the log if that is due, and asks
