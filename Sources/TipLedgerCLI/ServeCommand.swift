@@ -22,7 +22,7 @@ struct ServeCommand: Command {
                                                 {"signedTransaction":"..."})
           GET  /v1/accounts/{uuid}/transactions restore, as 'tipledger restore' (bearer token)
           GET  /v1/report?by=product&since=...  report, as 'tipledger report' (bearer token)
-          GET  /healthz                         200 while the ledger answers
+          GET  /healthz                         200 while the ledger answers and commits
           GET  /metrics                         Prometheus metrics
         One access-log line per request goes to standard error (never bodies or tokens).
         SIGTERM or SIGINT stops accepting, finishes requests in flight and exits 0.

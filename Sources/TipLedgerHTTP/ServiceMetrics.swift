@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Synchronization
+public import TipLedgerStore
 
 /// The service's counters and latency histogram, rendered in the Prometheus text format
 /// (https://prometheus.io/docs/instrumenting/exposition_formats/).
@@ -52,8 +53,9 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.notifications[type, default: 0] += 1 }
     }
 
-    /// The exposition text.
-    public func render() -> String {
+    /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
+    /// every fault listed, so a rate can be taken from the first failure on.
+    public func render(failedWrites: [LedgerFault: Int] = [:]) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
@@ -71,6 +73,14 @@ public final class ServiceMetrics: Sendable {
         lines.append("# TYPE tipledger_notifications_total counter")
         for (type, count) in state.notifications.sorted(by: { $0.key < $1.key }) {
             lines.append("tipledger_notifications_total{type=\"\(type)\"} \(count)")
+        }
+        lines.append(
+            "# HELP tipledger_ledger_write_failures_total Writes to the ledger that failed to commit, by reason.")
+        lines.append("# TYPE tipledger_ledger_write_failures_total counter")
+        for fault in LedgerFault.allCases {
+            lines.append(
+                "tipledger_ledger_write_failures_total{reason=\"\(fault.rawValue)\"} \(failedWrites[fault, default: 0])"
+            )
         }
         lines.append("# HELP tipledger_http_request_duration_seconds Time to answer a request, by route.")
         lines.append("# TYPE tipledger_http_request_duration_seconds histogram")

@@ -23,6 +23,8 @@ public final class TipLedgerService: Sendable {
     /// The environments the query routes keep to when a request names none; nil for all.
     let queryEnvironments: [AppStoreEnvironment]?
     let clock: WallClock
+    /// How often `/healthz` may probe whether the ledger writes again after a write failed.
+    let writeProbeInterval: Duration
     /// Where failures that the response does not describe are reported (e.g. a store error).
     let log: @Sendable (String) -> Void
 
@@ -32,10 +34,13 @@ public final class TipLedgerService: Sendable {
     ///   - queryEnvironments: the environments restore and report keep to unless a request's
     ///     `environment` parameter says otherwise, as the CLI keeps to `--environment`; nil for
     ///     all of them.
+    ///   - writeProbeInterval: while a write has failed, `/healthz` tries at most this often
+    ///     whether the ledger commits again (`Ledger.probeWriteIfDue`).
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
         finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
-        metrics: ServiceMetrics = ServiceMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: ServiceMetrics = ServiceMetrics(), writeProbeInterval: Duration = .seconds(1),
+        log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.verifier = verifier
         self.ledger = ledger
@@ -45,6 +50,7 @@ public final class TipLedgerService: Sendable {
         self.queryEnvironments = queryEnvironments
         self.clock = clock
         self.metrics = metrics
+        self.writeProbeInterval = writeProbeInterval
         self.log = log
     }
 
@@ -131,7 +137,11 @@ public final class TipLedgerService: Sendable {
         case .metrics:
             response =
                 method == "GET"
-                ? parameterless { .text(metrics.render(), contentType: "text/plain; version=0.0.4") }
+                ? parameterless {
+                    .text(
+                        metrics.render(failedWrites: ledger.health.failedWrites),
+                        contentType: "text/plain; version=0.0.4")
+                }
                 : Self.methodNotAllowed("GET")
         case .unknown:
             response = Self.notFound
@@ -372,10 +382,29 @@ public final class TipLedgerService: Sendable {
         }
     }
 
+    /// 200 while the ledger answers a query and its writes commit; 503 with the reason
+    /// otherwise. After a write failed, the ledger is asked now and then whether it commits
+    /// again (`writeProbeInterval`), so health comes back by itself even when no client writes.
     private func health() -> HTTPResponse {
-        ledger.isHealthy()
-            ? .json { $0.object { $0.field("status", "ok") } }
-            : .json(status: 503) { $0.object { $0.field("status", "unavailable") } }
+        ledger.probeWriteIfDue(every: writeProbeInterval)
+        let reason: String
+        let message: String
+        if let failure = ledger.health.failure {
+            reason = failure.fault.rawValue
+            message = "the ledger cannot commit: \(failure.fault.explanation)"
+        } else if !ledger.isHealthy() {
+            reason = "unreadable"
+            message = "the ledger does not answer a query"
+        } else {
+            return .json { $0.object { $0.field("status", "ok") } }
+        }
+        return .json(status: 503) { writer in
+            writer.object { object in
+                object.field("status", "unavailable")
+                object.field("reason", reason)
+                object.field("message", message)
+            }
+        }
     }
 
     // MARK: Errors

@@ -31,6 +31,9 @@ public final class BatchRecorder {
     let ledger: Ledger
     /// Whether a transaction is open, with batches not committed yet.
     public private(set) var isOpen = false
+    /// The connection's count of changed rows when the open transaction began: a commit that
+    /// changed any has written to the ledger.
+    private var changesAtOpen: Int64 = 0
 
     init(ledger: Ledger) {
         self.ledger = ledger
@@ -54,6 +57,7 @@ public final class BatchRecorder {
                 if !isOpen {
                     try database.execute("BEGIN IMMEDIATE")
                     isOpen = true
+                    changesAtOpen = database.totalChanges
                 }
                 return try RecordWriter(database: database, now: now).recordEach(
                     items, tokenDigests: tokenDigests, finish: finish)
@@ -76,6 +80,7 @@ public final class BatchRecorder {
                 database.rollBack()
                 throw ledger.failedWrite(error)
             }
+            if database.totalChanges != changesAtOpen { ledger.health.committed() }
             ledger.didWrite(database)
         }
     }

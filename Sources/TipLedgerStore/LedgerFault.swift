@@ -30,4 +30,22 @@ public enum LedgerFault: String, Sendable, CaseIterable {
         default: self = .other
         }
     }
+
+    /// Whether the file system or the disk failed: any commit meets such a fault, so one that
+    /// changes nothing (`Ledger.probeWriteIfDue`) tells whether writes work again. Damage stays
+    /// however many pages commit, and an unforeseen failure may be no page's at all.
+    public var isStorageFault: Bool { self == .diskFull || self == .readOnly || self == .ioError }
+
+    /// Why writes fail, in words for the people who run the service (no path, no SQL).
+    public var explanation: String {
+        switch self {
+        case .diskFull: "the file system holding the ledger is full"
+        case .readOnly: "the ledger's file system is read-only, or the ledger may not be written"
+        case .ioError: "the disk failed to read or write the ledger (an I/O error)"
+        case .damaged:
+            "SQLite found the ledger damaged; audit it with tipledger reverify and restore it from a backup"
+        case .busy: "another process held the ledger's write lock too long"
+        case .other: "a write to the ledger failed"
+        }
+    }
 }

@@ -202,7 +202,9 @@ import TipLedgerTestSupport
 
         let health = harness.get("/healthz")
         #expect(health.status == 503)
-        #expect(health.bodyText == #"{"status":"unavailable"}"#)
+        #expect(
+            health.bodyText
+                == #"{"status":"unavailable","reason":"unreadable","message":"the ledger does not answer a query"}"#)
         for path in ["/v1/report", "/v1/accounts/\(ServiceHarness.account)/transactions"] {
             let response = harness.get(path)
             #expect(response.status == 503, "\(path)")

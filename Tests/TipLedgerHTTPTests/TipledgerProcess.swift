@@ -108,10 +108,14 @@ final class TipledgerProcess {
     private let exited = DispatchSemaphore(value: 0)
     private var status: Int32?
 
-    /// Starts `tipledger arguments...` with exactly `environment` and no standard input.
-    init(_ arguments: [String], environment: [String: String]) throws {
-        process.executableURL = URL(fileURLWithPath: try TipledgerBinary.path())
-        process.arguments = arguments
+    /// Starts `tipledger arguments...` with exactly `environment` and no standard input;
+    /// `launcher` turns that command line into the one run (`PrivateMount`'s, say).
+    init(
+        _ arguments: [String], environment: [String: String], launcher: ([String]) -> [String] = { $0 }
+    ) throws {
+        let command = launcher([try TipledgerBinary.path()] + arguments)
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = outputPipe
