@@ -272,19 +272,28 @@ extension Ledger {
             let page = try withReader { database in
                 try database.query(
                     """
-                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid
-                    FROM evidence JOIN jws_headers ON jws_headers.id = evidence.header_id
+                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid,
+                        header_id
+                    FROM evidence LEFT JOIN jws_headers ON jws_headers.id = evidence.header_id
                     WHERE evidence.id > ? ORDER BY evidence.id LIMIT 500
                     """, [lastId]
                 ) { row in
-                    (row.int64(0), row.text(1) ?? "", row.text(2) ?? "", row.text(3) ?? "", row.text(4), row.text(5))
+                    (
+                        row.int64(0), row.text(1) ?? "", row.text(2), row.text(3) ?? "", row.text(4), row.text(5),
+                        row.int64(6)
+                    )
                 }
             }
             guard let last = page.last else { break }
             lastId = last.0
-            for (id, kind, token, environment, transactionId, uuid) in page {
+            for (id, kind, token, environment, transactionId, uuid, headerId) in page {
                 let expected: PayloadKind = kind == "notification" ? .notification : .transaction
-                do {
+                do throws(VerificationError) {
+                    // A token whose header row is gone cannot be put together again, let alone verified.
+                    guard let token else {
+                        throw VerificationError(
+                            .malformedJWS, "its header (jws_headers row \(headerId)) is missing from the ledger")
+                    }
                     _ = try verifier.verifyPayload(token, as: expected)
                 } catch {
                     failures.append(

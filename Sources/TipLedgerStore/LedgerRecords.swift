@@ -148,6 +148,34 @@ public struct ReverifyFailure: Sendable {
     public let error: VerificationError
 }
 
+/// A problem SQLite's integrity check found in the file.
+public struct IntegrityProblem: Sendable, Equatable {
+    /// The ledger table it is in (with its indexes), or nil for the file as a whole (free pages,
+    /// pages that belong to no table).
+    public let table: String?
+    /// SQLite's words, e.g. "On tree page 36 cell 217: Rowid 80 out of order".
+    public let message: String
+}
+
+/// A row that breaks one of the ledger's own rules: the file is sound, but what it holds does
+/// not add up (it was changed by other means than tipledger, or by a fault SQLite did not see).
+public struct InvariantBreach: Sendable, Equatable {
+    /// "transaction" or "notification": the kind of row.
+    public let kind: String
+    public let environment: String
+    public let transactionId: String?
+    public let notificationUUID: String?
+    /// What is wrong, in words.
+    public let problem: String
+}
+
+/// What `Ledger.brokenInvariants` checked, and what it found.
+public struct InvariantCheck: Sendable {
+    public let transactions: Int
+    public let notifications: Int
+    public let breaches: [InvariantBreach]
+}
+
 /// What finishing one transaction id did.
 public enum FinishOutcome: String, Sendable {
     case finished

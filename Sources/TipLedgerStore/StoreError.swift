@@ -54,7 +54,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What to do about a damaged ledger.
-    public static let damageHint = "restore it from a copy made with tipledger backup"
+    public static let damageHint =
+        "audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)"
 
     /// Whether retrying later may succeed (the database was busy or locked).
     public var isTransient: Bool {

@@ -524,7 +524,12 @@ import TipLedgerTestSupport
                 in: directory.path)
             let (passing, failing) = try await (same, otherApp)
             #expect(passing.exited(0), "\(passing.summary)")
-            #expect(passing.outLines == ["1 stored payload checked, 0 failed"])
+            #expect(
+                passing.outLines == [
+                    "integrity check: ok",
+                    "1 transaction and 0 notifications checked against the ledger's rules, 0 broken",
+                    "1 stored payload checked, 0 failed",
+                ])
             #expect(failing.exited(1), "\(failing.summary)")
             #expect(failing.err.isEmpty)
             #expect(failing.outLines.last == "1 stored payload checked, 1 failed")
@@ -534,7 +539,7 @@ import TipLedgerTestSupport
             // In JSON, one object, with the count whether or not anything failed.
             let (passingJSON, failingJSON) = try await (sameInJSON, otherAppInJSON)
             #expect(passingJSON.exited(0) && failingJSON.exited(1), "\(passingJSON.summary) \(failingJSON.summary)")
-            #expect(passingJSON.outLines == [#"{"checked":1,"failed":0,"failures":[]}"#])
+            #expect(passingJSON.outLines == [#"{"integrity":[],"invariants":[],"checked":1,"failed":0,"failures":[]}"#])
             let failed = try #require(try failingJSON.jsonLines().first)
             #expect(failingJSON.outLines.count == 1)
             #expect(JSONValue.int64(failed["checked"]) == 1 && JSONValue.int64(failed["failed"]) == 1)
@@ -745,7 +750,10 @@ import TipLedgerTestSupport
                 result,
                 containing: "the ledger cut.sqlite is damaged: database disk image is malformed (SQLite code 11)",
                 hint: true)
-            #expect(result.errLines.last == "hint: restore it from a copy made with tipledger backup")
+            #expect(
+                result.errLines.last
+                    == "hint: audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)"
+            )
             #expect(try directory.read("cut.sqlite") == cut, "the file is left as it was")
         }
     }
@@ -768,7 +776,7 @@ import TipLedgerTestSupport
             #expect(
                 result.errLines == [
                     "error: the ledger is damaged: database disk image is malformed (SQLite code 11)",
-                    "hint: restore it from a copy made with tipledger backup",
+                    "hint: audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)",
                 ])
         }
     }

@@ -101,6 +101,8 @@ import TipLedgerTestSupport
             "\($0.environment.rawValue) \($0.currency!) \($0.grossMilli) \($0.refundedMilli) \($0.revokedMilli)"
         }
         #expect(eventSums == reportTotals, "seed \(seed)")
+        // The audit's rules hold for every history the ledger records.
+        #expect(try store.ledger.brokenInvariants().breaches == [], "seed \(seed)")
         #expect(
             try store.ledger.integer(
                 "SELECT count(*) FROM events WHERE currency IS NULL AND "
