@@ -23,16 +23,10 @@ import TipLedgerTestSupport
     @Test func aPageOfRandomBytesInTheEventsFailsTheAuditNamingTheTable() async throws {
         try await TemporaryDirectory.with { directory in
             try await ExitStatusTests.recordTipAndRefund(into: "l.sqlite", in: directory)
-            let root = try await SQLiteShell.value(
-                "l.sqlite", "SELECT rootpage FROM sqlite_schema WHERE name = 'events'", in: directory.path)
-            let pageSize = try await SQLiteShell.value("l.sqlite", "PRAGMA page_size", in: directory.path)
-            let page = try #require(Int(root)), size = try #require(Int(pageSize))
             var random = SeededGenerator(seed: 27)
-            var bytes = try directory.read("l.sqlite")
-            bytes.replaceSubrange(
-                (page - 1) * size..<page * size, with: (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
-            )
-            try bytes.write(to: URL(fileURLWithPath: directory.file("l.sqlite")))
+            try await ExitStatusTests.overwriteFirstPage(of: "events", in: "l.sqlite", directory: directory) { size in
+                Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &random) })
+            }
 
             let report = try await TipLedgerBinary.run(["report", "--db", "l.sqlite"], in: directory.path)
             let audit = try await Self.audit("l.sqlite", in: directory)

@@ -762,14 +762,9 @@ import TipLedgerTestSupport
     @Test func damageFoundByAQueryExitsWith74SayingSo() async throws {
         try await TemporaryDirectory.with { directory in
             try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
-            let root = try await SQLiteShell.value(
-                "l.sqlite", "SELECT rootpage FROM sqlite_schema WHERE name = 'transactions'", in: directory.path)
-            let pageSize = try await SQLiteShell.value("l.sqlite", "PRAGMA page_size", in: directory.path)
-            let page = try #require(Int(root)), size = try #require(Int(pageSize))
-            var bytes = try directory.read("l.sqlite")
-            bytes.replaceSubrange(
-                (page - 1) * size..<page * size, with: Data(repeating: 0xA5, count: size))
-            try bytes.write(to: URL(fileURLWithPath: directory.file("l.sqlite")))
+            try await Self.overwriteFirstPage(of: "transactions", in: "l.sqlite", directory: directory) { size in
+                Data(repeating: 0xA5, count: size)
+            }
 
             let result = try await TipLedgerBinary.run(["report", "--db", "l.sqlite"], in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
@@ -891,6 +886,19 @@ import TipLedgerTestSupport
             input: .text([tips.lines[0], tips.lines[1], refund.outLines[0]].joined(separator: "\n") + "\n"),
             in: directory.path)
         try #require(verify.exited(0), "\(verify.summary)")
+    }
+
+    /// Overwrites the first page (the root) of `table` in `ledger` with `bytes(pageSize)`.
+    static func overwriteFirstPage(
+        of table: String, in ledger: String, directory: TemporaryDirectory, with bytes: (Int) -> Data
+    ) async throws {
+        let root = try await SQLiteShell.value(
+            ledger, "SELECT rootpage FROM sqlite_schema WHERE name = '\(table)'", in: directory.path)
+        let pageSize = try await SQLiteShell.value(ledger, "PRAGMA page_size", in: directory.path)
+        let page = try #require(Int(root)), size = try #require(Int(pageSize))
+        var file = try directory.read(ledger)
+        file.replaceSubrange((page - 1) * size..<page * size, with: bytes(size))
+        try file.write(to: URL(fileURLWithPath: directory.file(ledger)))
     }
 
     /// A ledger this user may not write, as an auditor may be given one.
