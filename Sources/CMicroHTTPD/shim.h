@@ -30,9 +30,14 @@ static inline size_t tl_mhd_unescape(void *context, struct MHD_Connection *conne
     return MHD_http_unescape(text);
 }
 
-// MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init).
-static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_socket listen_socket,
-                                                     MHD_AccessHandlerCallback handler, void *handler_context,
+// accept4(2) is declared only under _GNU_SOURCE, which Swift's Glibc module is built without; glibc
+// has had it since 2.10. It makes the accepted socket non-blocking and close-on-exec at once.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init). The
+// daemon has no listening socket of its own: connections come through MHD_add_connection.
+static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+                                                     void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
                                                      void *completed_context,
                                                      MHD_NotifyConnectionCallback connection_notify,
@@ -41,7 +46,6 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_soc
                                                      unsigned int connections_per_client,
                                                      unsigned int connection_timeout_seconds) {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_LISTEN_SOCKET, listen_socket,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,

@@ -65,7 +65,7 @@ enum DaemonCallbacks {
     }
 
     /// `MHD_NotifyConnectionCallback`: a connection opened or closed (closed before its socket
-    /// is), for the request deadlines.
+    /// is), for the request deadlines and the acceptor.
     static let connectionNotified: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
         guard let contextPointer, let connection else { return }
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
@@ -74,6 +74,7 @@ enum DaemonCallbacks {
             context.deadlines.opened(connection, socket: tl_mhd_connection_socket(connection))
         default:
             context.deadlines.closed(connection)
+            context.acceptor.connectionClosed()
         }
     }
 

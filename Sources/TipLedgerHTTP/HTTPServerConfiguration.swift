@@ -13,7 +13,7 @@
 public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Where to listen; port 0 picks a free port.
     public var listenAddress: ListenAddress
-    /// Threads that serve connections (each runs handlers for the connections it accepted).
+    /// Threads that serve connections (each runs handlers for the connections it is given).
     public var workerThreads: Int = HTTPServerConfiguration.defaultWorkerThreads
     /// Most connections served at once, at least `workerThreads`. libmicrohttpd gives each
     /// worker an equal share; a worker whose share is full stops accepting, so connections
