@@ -138,6 +138,12 @@ final class TipledgerProcess {
 
     var processIdentifier: Int32 { process.processIdentifier }
 
+    /// A launcher that runs the command under `limit` open files (soft and hard, set by
+    /// `/bin/sh`, which then `exec`s it, so the PID stays the command's).
+    static func underOpenFileLimit(_ limit: Int) -> ([String]) -> [String] {
+        { command in ["/bin/sh", "-c", "ulimit -n \(limit) && exec \"$0\" \"$@\""] + command }
+    }
+
     /// Sends `signal` to the process.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
