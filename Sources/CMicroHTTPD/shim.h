@@ -68,4 +68,12 @@ static inline int tl_mhd_connection_socket(struct MHD_Connection *connection) {
     return info == NULL ? -1 : info->connect_fd;
 }
 
+// MHD_get_connection_info is variadic; the bytes from the start of the request line to the end of
+// the blank line after the header fields, or 0 before the headers are in.
+static inline size_t tl_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
 #endif
