@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -38,8 +39,11 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// does not, and idle keep-alive connections as well. Short, since a client sends its
     /// headers at once: a slow one gives its place up soon.
     public var headerDeadlineSeconds: Int = 10
-    /// Largest request body accepted, in bytes; a larger one gets 413 without being kept.
-    public var maximumBodyBytes: Int = 64 * 1024
+    /// Largest request body accepted, in bytes; a larger one gets 413 without being kept. By
+    /// default the largest input that may carry a token, so that whatever `verify` takes as a
+    /// line is taken as a body too, and a body with a token one byte too large reaches the
+    /// verifier, which says so.
+    public var maximumBodyBytes: Int = VerificationPolicy.maximumInputBytes
 
     public init(listenAddress: ListenAddress) {
         self.listenAddress = listenAddress

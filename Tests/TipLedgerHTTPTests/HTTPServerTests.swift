@@ -118,12 +118,12 @@ import TipLedgerHTTP
     @Test func bodyExactlyAtTheLimitIsAccepted() throws {
         let server = try startTestServer()
         defer { server.stop() }
-        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: server.configuration.maximumBodyBytes)
 
         let response = try LoopbackConnection(port: server.port).exchange("POST", "/echo", body: body)
 
         #expect(response.status == 200)
-        #expect(response.body.count == 64 * 1024)
+        #expect(response.body == body)
     }
 
     @Test func declaredOversizeBodyIsRefusedBeforeItIsSent() throws {
@@ -132,8 +132,9 @@ import TipLedgerHTTP
         defer { server.stop() }
         let connection = try LoopbackConnection(port: server.port)
 
-        // Only the headers: the server must answer without waiting for the 65,537 bytes.
-        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 65537\r\n\r\n")
+        // Only the headers: the server must answer without waiting for the body.
+        let length = server.configuration.maximumBodyBytes + 1
+        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n")
         let response = try connection.readResponse()
 
         #expect(response.status == 413)
@@ -689,7 +690,8 @@ import TipLedgerHTTP
         let missing = try connection.exchange("GET", "/status/404?token=secret")
         // Headers only: the server answers 413 without reading a body, then closes.
         let oversize = try LoopbackConnection(port: server.port)
-        try oversize.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 65537\r\n\r\n")
+        let length = server.configuration.maximumBodyBytes + 1
+        try oversize.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n")
         let tooLarge = try oversize.readResponse()
         server.stop()  // the log runs after each response is sent; stop waits for it
 
