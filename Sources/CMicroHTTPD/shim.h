@@ -36,6 +36,9 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 
 // MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init). The
 // daemon has no listening socket of its own: connections come through MHD_add_connection.
+// With a PEM certificate chain and private key it serves HTTPS (MHD_USE_TLS); libmicrohttpd hands
+// both to GnuTLS while starting (gnutls_certificate_set_x509_key_mem copies them), so they need not
+// outlive this call. Both NULL serve plain HTTP.
 static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
                                                      void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
@@ -44,8 +47,17 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_Acc
                                                      void *connection_context, unsigned int worker_threads,
                                                      unsigned int connection_limit,
                                                      unsigned int connections_per_client,
-                                                     unsigned int connection_timeout_seconds) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
+                                                     unsigned int connection_timeout_seconds,
+                                                     const char *certificate_pem, const char *key_pem) {
+    // MHD_OPTION_ARRAY lets the TLS options be left out: its list ends at the first MHD_OPTION_END.
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)certificate_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    bool serves_tls = certificate_pem != NULL && key_pem != NULL;
+    return MHD_start_daemon(flags | (serves_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_ARRAY, serves_tls ? tls : tls + 2,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,

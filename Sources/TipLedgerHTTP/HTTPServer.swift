@@ -52,6 +52,9 @@ public final class HTTPServer: Sendable {
         handler: @escaping HTTPHandler
     ) throws(HTTPServerError) {
         try configuration.validate()
+        if configuration.tls != nil && MHD_is_feature_supported(.FEATURE_TLS) != .YES {
+            throw .invalidConfiguration("this libmicrohttpd is built without TLS")
+        }
         let socket = try ListenSocket.open(configuration.listenAddress)
         let acceptor: ConnectionAcceptor
         do {
@@ -86,14 +89,19 @@ public final class HTTPServer: Sendable {
         // The context goes in unretained: `self` keeps it alive and stops the daemon before
         // releasing it (see `deinit`), and no callback runs after MHD_stop_daemon returns.
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
-        guard
-            let daemon = tl_mhd_start_daemon(
-                flags, DaemonCallbacks.accessHandler, contextPointer,
-                DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified, contextPointer,
-                UInt32(configuration.workerThreads),
-                UInt32(configuration.connectionLimit * configuration.workerThreads),
-                UInt32(configuration.connectionsPerClient), UInt32(configuration.connectionTimeoutSeconds))
-        else {
+        // The certificate and key are copied by libmicrohttpd while it starts; NULL serves HTTP.
+        let started = withOptionalCString(configuration.tls?.certificateChainPEM) { certificate in
+            withOptionalCString(configuration.tls?.privateKeyPEM) { key in
+                tl_mhd_start_daemon(
+                    flags, DaemonCallbacks.accessHandler, contextPointer,
+                    DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified,
+                    contextPointer, UInt32(configuration.workerThreads),
+                    UInt32(configuration.connectionLimit * configuration.workerThreads),
+                    UInt32(configuration.connectionsPerClient), UInt32(configuration.connectionTimeoutSeconds),
+                    certificate, key)
+            }
+        }
+        guard let daemon = started else {
             socket.close()
             throw .daemonStartFailed(address: configuration.listenAddress.description)
         }
@@ -173,4 +181,10 @@ extension Duration {
         guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max) else { return .never }
         return .nanoseconds(Int(nanoseconds.partialValue + attoseconds / 1_000_000_000))
     }
+}
+
+/// Calls `body` with `text` as a C string, or with NULL when it is nil.
+private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }

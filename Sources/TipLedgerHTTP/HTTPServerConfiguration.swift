@@ -44,6 +44,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// line is taken as a body too, and a body with a token one byte too large reaches the
     /// verifier, which says so.
     public var maximumBodyBytes: Int = VerificationPolicy.maximumInputBytes
+    /// The certificate and key to serve HTTPS with; nil, the default, serves plain HTTP.
+    public var tls: TLSIdentity?
 
     public init(listenAddress: ListenAddress) {
         self.listenAddress = listenAddress
