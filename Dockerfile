@@ -8,7 +8,8 @@
 
 FROM swift:6.3-bookworm AS build
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libmicrohttpd-dev pkg-config \
+    && apt-get install -y --no-install-recommends libssl-dev libsqlite3-dev libmicrohttpd-dev libcurl4-openssl-dev \
+        pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Dependencies first so the package graph is cached apart from source edits.

@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
@@ -35,6 +36,9 @@ let package = Package(
         .target(
             name: "TipLedgerCLI",
             dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
+            swiftSettings: strict),
+        .target(
+            name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
             swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
