@@ -45,6 +45,10 @@ let package = Package(
         .target(
             name: "TipLedgerTestSupport", dependencies: ["TipLedgerCore", "TipLedgerCrypto"],
             path: "Tests/TipLedgerTestSupport", swiftSettings: strict),
+        .target(
+            name: "TipLedgerAPITestSupport",
+            dependencies: ["TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerCore", "TipLedgerCrypto"],
+            path: "Tests/TipLedgerAPITestSupport", swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
             swiftSettings: strict),
