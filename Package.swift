@@ -72,5 +72,12 @@ let package = Package(
                 "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerAppStoreAPITests",
+            dependencies: [
+                "TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerAppStoreAPI", "TipLedgerCore",
+                "TipLedgerCrypto", "TipLedgerHTTP",
+            ],
+            swiftSettings: strict),
     ]
 )
