@@ -165,12 +165,13 @@ final class TipledgerProcess {
         return status
     }
 
-    /// Runs `tipledger arguments...` to its end (at most `timeout`, then it is killed), reading
-    /// the file `input`, if given, as standard input.
+    /// Runs `tipledger arguments...` (as `launcher` turns it) to its end (at most `timeout`,
+    /// then it is killed), reading the file `input`, if given, as standard input.
     static func run(
-        _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Duration = .seconds(60)
+        _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Duration = .seconds(60),
+        launcher: ([String]) -> [String] = { $0 }
     ) throws -> (status: Int32?, output: String, errors: String) {
-        let child = try TipledgerProcess(arguments, environment: environment, input: input)
+        let child = try TipledgerProcess(arguments, environment: environment, input: input, launcher: launcher)
         let status = child.waitForExit(upTo: timeout)
         return (status, child.output.text, child.errors.text)
     }
