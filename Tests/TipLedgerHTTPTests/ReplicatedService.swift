@@ -66,6 +66,11 @@ final class ReplicatedService {
         self.port = port
     }
 
+    deinit {
+        // `serve` would outlive a Litestream killed alone, and keep the ledger open.
+        if child.waitForExit(upTo: .zero) == nil { kill() }
+    }
+
     /// Waits at most a minute for Litestream's first read of the log (its first sync), which
     /// is one `monitor-interval` after it starts: before, it has not opened the ledger, and
     /// copies nothing even when it stops. True once it did.
