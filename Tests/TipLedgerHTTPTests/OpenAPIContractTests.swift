@@ -200,7 +200,7 @@ struct ContractProbe: Sendable {
     enum Framing: Sendable {
         /// `Content-Length` of the body (none for a GET without one).
         case plain
-        /// `Content-Length` of one byte over the limit, and no body sent.
+        /// `Content-Length` of one byte over the limit on bodies, and no body sent.
         case declaredTooLarge
         /// `Content-Length` beside `Transfer-Encoding: chunked`.
         case ambiguous
@@ -233,7 +233,8 @@ struct ContractProbe: Sendable {
             for (name, value) in headers { head += "\(name): \(value)\r\n" }
             head +=
                 framing == .ambiguous
-                ? "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello" : "Content-Length: 65537\r\n\r\n"
+                ? "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\nhello"
+                : "Content-Length: \(VerificationPolicy.maximumInputBytes + 1)\r\n\r\n"
             try connection.send(head)
         }
         return try method == "HEAD" ? connection.readResponseHead() : connection.readResponse()

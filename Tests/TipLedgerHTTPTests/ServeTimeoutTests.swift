@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 
-/// `serve --timeout SECONDS` closes a connection that stays silent that long, idle between
-/// requests or stalled in the middle of one. Told apart from the default (30 seconds) by order,
-/// not by a clock: a connection to a service with the default, last active before those to the
-/// service with `--timeout 1`, is still open once they are closed.
+/// `serve --timeout SECONDS` closes a connection silent that long, and `--header-timeout
+/// SECONDS` one whose next request's headers are not all in that long after it opened or its
+/// last answer: either closes a connection idle between requests and one stalled in the middle
+/// of its headers. Told apart from the defaults (10 and 30 seconds) by order, not by a clock: a
+/// connection to a service with the defaults, last active before those to the service with the
+/// option at 1 second, is still open once they are closed.
 @Suite(.serialized) struct ServeTimeoutTests {
-    @Test func connectionsSilentForTheTimeoutAreClosedBeforeOnesUnderTheDefault() throws {
+    @Test(arguments: ["--timeout", "--header-timeout"])
+    func connectionsAreClosedAfterTheGivenSecondsBeforeOnesUnderTheDefaults(option: String) throws {
         let standard = try LiveService()
-        let short = try LiveService(arguments: ["--timeout", "1"])
-        // Each read may wait longer than the default timeout: a guard against hanging, not a
-        // limit of the test.
+        let short = try LiveService(arguments: [option, "1"])
+        // Each read may wait longer than the defaults: a guard against hanging, not a limit of
+        // the test.
         let waiting = try standard.connect(receiveTimeout: .seconds(120))
         #expect(try waiting.exchange("GET", "/healthz").status == 200)
         let idle = try short.connect(receiveTimeout: .seconds(120))
