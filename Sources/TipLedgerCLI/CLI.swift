@@ -18,7 +18,7 @@ public enum CLI {
         [
             VerifyCommand.self, FinishCommand.self, PendingCommand.self, RestoreCommand.self, ReportCommand.self,
             MigrateCommand.self, ReverifyCommand.self, BackupCommand.self, ServeCommand.self, HealthCommand.self,
-            SyncCommand.self, LookupCommand.self, ConsumptionCommand.self, TestkitCommand.self,
+            SyncCommand.self, LookupCommand.self, ConsumptionCommand.self, NotifyTestCommand.self, TestkitCommand.self,
         ]
     }
 
