@@ -155,40 +155,6 @@ extension Ledger {
         }
     }
 
-    /// Finishes each transaction id in each of `environments` (every environment unless given)
-    /// that holds it, looking each up by its key: one result per id and environment that holds
-    /// it, in the order of `transactionIds` and then of `environments`, or one `notFound` result
-    /// for an id that none holds.
-    public func finish(
-        _ transactionIds: [String], environments: Set<AppStoreEnvironment> = Set(AppStoreEnvironment.allCases)
-    ) throws -> [FinishResult] {
-        let now = clock.now().wholeMilliseconds
-        let environments = environments.sorted()
-        return try write { database in
-            let writer = RecordWriter(database: database, now: now)
-            return try database.writeTransaction {
-                try transactionIds.flatMap { id in
-                    var results: [FinishResult] = []
-                    for environment in environments {
-                        guard
-                            try database.queryOne(
-                                "SELECT 1 FROM transactions WHERE environment = ? AND transaction_id = ?",
-                                environment.rawValue, id, row: { _ in true }) != nil
-                        else { continue }
-                        // Changes only a row not finished yet.
-                        let finished = try writer.finishTransaction(environment, id, source: "finish")
-                        results.append(
-                            FinishResult(
-                                transactionId: id, environment: environment,
-                                outcome: finished ? .finished : .alreadyFinished))
-                    }
-                    return results.isEmpty
-                        ? [FinishResult(transactionId: id, environment: nil, outcome: .notFound)] : results
-                }
-            }
-        }
-    }
-
     /// Totals per environment, group and currency, as SQL aggregates over the transactions.
     public func report(_ query: ReportQuery, now: Int64) throws -> Report {
         var conditions: [String] = []
@@ -256,55 +222,5 @@ extension Ledger {
                 return Report(rows: rows, openConsumptionRequests: requests)
             }
         }
-    }
-
-    /// Re-verifies every stored token offline with `verifier` (each at its own signedDate) and
-    /// returns those that no longer verify. `progress` is called with (done, total) now and then.
-    public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
-        -> [ReverifyFailure]
-    {
-        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence") { $0.int64(0) } ?? 0 }
-        var failures: [ReverifyFailure] = []
-        var lastId: Int64 = 0
-        var done = 0
-        while true {
-            // Pages by id keep memory flat and the lock short, however large the ledger.
-            let page = try withReader { database in
-                try database.query(
-                    """
-                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid,
-                        header_id
-                    FROM evidence LEFT JOIN jws_headers ON jws_headers.id = evidence.header_id
-                    WHERE evidence.id > ? ORDER BY evidence.id LIMIT 500
-                    """, [lastId]
-                ) { row in
-                    (
-                        row.int64(0), row.text(1) ?? "", row.text(2), row.text(3) ?? "", row.text(4), row.text(5),
-                        row.int64(6)
-                    )
-                }
-            }
-            guard let last = page.last else { break }
-            lastId = last.0
-            for (id, kind, token, environment, transactionId, uuid, headerId) in page {
-                let expected: PayloadKind = kind == "notification" ? .notification : .transaction
-                do throws(VerificationError) {
-                    // A token whose header row is gone cannot be put together again, let alone verified.
-                    guard let token else {
-                        throw VerificationError(
-                            .malformedJWS, "its header (jws_headers row \(headerId)) is missing from the ledger")
-                    }
-                    _ = try verifier.verifyPayload(token, as: expected)
-                } catch {
-                    failures.append(
-                        ReverifyFailure(
-                            evidenceId: id, kind: kind, environment: environment, transactionId: transactionId,
-                            notificationUUID: uuid, error: error))
-                }
-            }
-            done += page.count
-            progress(done, Int(total))
-        }
-        return failures
     }
 }
