@@ -12,7 +12,7 @@ extension Ledger {
         let now = clock.now().wholeMilliseconds
         let environments = environments.sorted()
         return try write { database in
-            let writer = RecordWriter(database: database, now: now)
+            let writer = TransactionApplier(database: database, now: now)
             return try database.writeTransaction {
                 try transactionIds.flatMap { id in
                     var results: [FinishResult] = []

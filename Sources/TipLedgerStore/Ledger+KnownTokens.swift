@@ -82,6 +82,6 @@ extension Ledger {
         FROM evidence e
         LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
         LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
-        WHERE \(RecordWriter.evidenceByDigest) AND e.verifier_fingerprint = ?2 AND e.clock_free = 1
+        WHERE \(EvidenceStore.evidenceByDigest) AND e.verifier_fingerprint = ?2 AND e.clock_free = 1
         """
 }

@@ -22,7 +22,7 @@ extension Ledger {
 
     /// `environment IN (?, ...)` and its values, for a query limited to `environments` (nil:
     /// every environment, no condition).
-    private static func environmentCondition(_ environments: [AppStoreEnvironment]?) -> (
+    static func environmentCondition(_ environments: [AppStoreEnvironment]?) -> (
         sql: String, values: [any SQLBindable]
     )? {
         guard let environments else { return nil }
@@ -58,19 +58,6 @@ extension Ledger {
     static func lookUp(_ column: String) -> String {
         "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
     }
-
-    /// Whether Apple has decided the refund a consumption request (`request`) was about: a
-    /// REFUND or REFUND_DECLINED for its transaction, signed no earlier than the request, is in
-    /// the ledger (found through `notifications_by_transaction`, migration 0004). The request is
-    /// then no longer open, deadline or not.
-    static let decided = """
-        EXISTS (
-            SELECT 1 FROM notifications AS decision
-            WHERE decision.environment = request.environment AND decision.transaction_id = request.transaction_id
-                AND decision.notification_type IN ('REFUND', 'REFUND_DECLINED')
-                AND coalesce(decision.signed_date_ms, decision.received_ms) >= request.requested_ms
-        )
-        """
 
     /// The parts of the lookup indexes from the first transaction's to the last's: every one
     /// in between while they are at most `densePartSpan` apart (as ids are when SQLite assigns
@@ -191,12 +178,6 @@ extension Ledger {
             FROM transactions \(filter)
             GROUP BY \(groupBy) ORDER BY \(groupBy)
             """
-        var requestConditions = ["deadline_ms > ?"]
-        var requestValues: [any SQLBindable] = [now]
-        if let environment {
-            requestConditions.append(environment.sql)
-            requestValues += environment.values
-        }
         // One read transaction, so the rows and the open requests see the same commits.
         return try withReader { database in
             try database.readTransaction {
@@ -208,17 +189,8 @@ extension Ledger {
                         grossMilli: row.int64(5),
                         refundedMilli: row.int64(6), revokedMilli: row.int64(7))
                 }
-                let requests = try database.query(
-                    """
-                    SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests AS request
-                    WHERE \(requestConditions.joined(separator: " AND ")) AND NOT \(Self.decided)
-                    ORDER BY deadline_ms, transaction_id
-                    """, requestValues
-                ) { row in
-                    ConsumptionRequest(
-                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
-                        transactionId: row.text(1) ?? "", reason: row.text(2), deadlineMilliseconds: row.int64(3))
-                }
+                let requests = try ConsumptionRequestTracker(database: database, now: now).stillOpen(
+                    environments: query.environments)
                 return Report(rows: rows, openConsumptionRequests: requests)
             }
         }

@@ -97,7 +97,8 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         let plan = try store.ledger.withReader { database in
             try database.query(
-                "EXPLAIN QUERY PLAN SELECT 1 FROM consumption_requests AS request WHERE NOT \(Ledger.decided)", []
+                "EXPLAIN QUERY PLAN SELECT 1 FROM consumption_requests AS request WHERE NOT \(ConsumptionRequestTracker.decided)",
+                []
             ) { $0.text(3) ?? "" }
         }
         #expect(
