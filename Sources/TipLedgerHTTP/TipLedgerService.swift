@@ -190,17 +190,21 @@ public final class TipLedgerService: Sendable {
         case answered(HTTPResponse)
     }
 
-    /// Records a verified payload, unless the ledger rejects it (answered `rejectedStatus` with
-    /// the code) or cannot take it now (503). Counts the verification once, by its outcome.
+    /// Records a verified payload as a batch of one, unless the ledger rejects it (answered
+    /// `rejectedStatus` with the code) or cannot take it now (503). Counts the verification
+    /// once, by its outcome.
     private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
         let recording: Recording
         do {
-            recording = .recorded(try ledger.record(payload, finish: finish))
-        } catch {
-            // `rejection` counts the verification by its code.
-            if let refused = (error as? StoreError)?.rejection {
+            switch try ledger.record([payload], finish: finish)[0] {
+            case .success(let result):
+                recording = .recorded(result)
+            case .failure(let error):
+                guard let refused = error.rejection else { throw error }
+                // `rejection` counts the verification by its code.
                 return .answered(rejection(refused, status: rejectedStatus))
             }
+        } catch {
             recording = .answered(unavailable(error))
         }
         metrics.countVerification("ok")

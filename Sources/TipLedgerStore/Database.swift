@@ -319,29 +319,6 @@ final class Database: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` inside a savepoint, undoing only its changes when it throws.
-    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
-        // Prepared once and reused: this runs for every retried item.
-        try run("SAVEPOINT item")
-        do {
-            let result = try body()
-            try run("RELEASE item")
-            return result
-        } catch {
-            headerIds.removeAll()
-            do {
-                try run("ROLLBACK TO item")
-            } catch {
-                // Releasing now would keep what the body wrote before it failed: the whole
-                // transaction goes instead, and the caller finds it gone (`isInTransaction`).
-                rollBack()
-                throw error
-            }
-            _ = try? run("RELEASE item")
-            throw error
-        }
-    }
-
     /// Bytes per page of a database file this connection creates.
     static let newFilePageSize = 16384
 
@@ -362,7 +339,7 @@ final class Database: @unchecked Sendable {
 
     /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
     /// header is neither hashed nor looked up again. It may hold ids of rows the open
-    /// transaction wrote, so it is cleared whenever a transaction or savepoint rolls back.
+    /// transaction wrote, so it is cleared whenever a transaction rolls back.
     var headerIds: [(header: [UInt8], id: Int64)] = []
 }
 

@@ -71,25 +71,29 @@ extension Ledger {
         return nil
     }
 
-    /// Records a batch of verified payloads in one transaction, so that one failure leaves the
-    /// others recorded (see `RecordWriter.record`). Returns one result per item, in order.
+    /// Records a batch of verified payloads in one write transaction, committed before this
+    /// returns, through the path `BatchRecorder` takes too (`RecordWriter.recordEach`). Returns
+    /// one result per item, in order: a rejected item fails alone, with its rejection, and
+    /// writes nothing; the items around it are recorded. Several callers' items may share a
+    /// batch, as each result is the item's own.
     ///
     /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
     /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
-    /// already computed it, so it is not computed again; nil where it did not. Throws only when
-    /// the batch as a whole could not be written (database busy past the timeout, disk full);
-    /// then nothing of it was written.
+    /// already computed it, so it is not computed again; nil where it did not. Throws when the
+    /// batch as a whole could not be written (database busy past the timeout, disk full, an
+    /// item failing otherwise than by its rejection); then nothing of it was written.
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         let results = try write { database in
-            try RecordWriter(database: database, now: now).record(items, tokenDigests: tokenDigests, finish: finish)
+            try database.writeTransaction {
+                try RecordWriter(database: database, now: now).recordEach(
+                    items, tokenDigests: tokenDigests, finish: finish)
+            }
         }
-        // An item that failed alone, for another reason than its rejection, is a write that
-        // failed as much as a batch that did.
-        return results.map { $0.mapError(failedWrite) }
+        return results.map { $0.mapError(StoreError.init(rejecting:)) }
     }
 
     /// Records one verified payload in its own transaction.

@@ -2,14 +2,14 @@
 internal import TipLedgerCore
 
 /// Records verified payloads by the ledger's rules (docs/ledger.md), inside an open write
-/// transaction. It hands each item to the part that records its kind; those share the evidence
-/// store, the transaction applier and the event log.
+/// transaction: the one path every write of a payload takes, from `verify` (`BatchRecorder`)
+/// and from the HTTP service (`Ledger.record`) alike. It hands each item to the part that
+/// records its kind; those share the evidence store, the transaction applier and the event log.
 struct RecordWriter {
     let database: Database
     let transactions: TransactionRecorder
     let notifications: NotificationRecorder
 
-    typealias Results = [Result<RecordResult, StoreError>]
     /// One result per item, where the only failure is the item's rejection.
     typealias Rejections = [Result<RecordResult, VerificationError>]
 
@@ -24,46 +24,11 @@ struct RecordWriter {
             consumptionRequests: ConsumptionRequestTracker(database: database, now: now))
     }
 
-    /// Records `items` (see `Ledger.record`) in a write transaction. A rejected item fails alone
-    /// (`recordEach`). If an item fails otherwise, that transaction is undone and a second
-    /// records them item by item, each in a savepoint, so the failure costs only that item. A
-    /// failure of the transaction itself (busy past the timeout, disk full) is thrown as it is.
-    func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
-        var itemFailed = false
-        do {
-            return try database.writeTransaction {
-                do {
-                    return try recordEach(items, tokenDigests: tokenDigests, finish: finish).map {
-                        $0.mapError(StoreError.init(rejecting:))
-                    }
-                } catch {
-                    itemFailed = true
-                    throw error
-                }
-            }
-        } catch  where itemFailed {}
-        return try database.writeTransaction {
-            try items.indices.map { index in
-                do {
-                    return .success(
-                        try database.savepoint {
-                            try record(
-                                items[index], digest: tokenDigests.isEmpty ? nil : tokenDigests[index], finish: finish)
-                        })
-                } catch {
-                    // Some errors (disk full, I/O error, out of memory) make SQLite roll back
-                    // the whole transaction by itself: then the batch has failed as a whole,
-                    // and the items after this one must not go on outside it.
-                    guard database.isInTransaction else { throw error }
-                    return .failure(error as? StoreError ?? StoreError(code: 0, message: "\(error)"))
-                }
-            }
-        }
-    }
-
     /// Records `items` one after another in the open transaction. Every check that can reject
     /// an item runs before the item writes anything (`TransactionApplier.existingRow(of:)`), so
-    /// a rejected item fails alone, with nothing to undo. Any other failure
+    /// a rejected item fails alone, with nothing to undo, and no savepoint is needed: a
+    /// savepoint makes SQLite keep the first version of every page changed inside it, which in
+    /// a large ledger costs more than the log itself (docs/performance.md). Any other failure
     /// of an item is thrown, and the transaction then holds part of that item: the caller must
     /// roll it back. So is a rejection that came after a write, as a ledger error: that would
     /// be a broken promise.
