@@ -30,11 +30,18 @@ let package = Package(
         .target(
             name: "TipLedgerStore", dependencies: ["TipLedgerCore", "CSQLite"], swiftSettings: strict),
         .target(
-            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD"],
+            name: "TipLedgerPresentation", dependencies: ["TipLedgerCore", "TipLedgerStore"], swiftSettings: strict),
+        .target(
+            name: "TipLedgerHTTP",
+            dependencies: [
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD",
+            ],
             swiftSettings: strict),
         .target(
             name: "TipLedgerCLI",
-            dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
+            dependencies: [
+                "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
+            ],
             swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
@@ -52,6 +59,9 @@ let package = Package(
             dependencies: ["TipLedgerTestSupport", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto"],
             swiftSettings: strict),
         .testTarget(
+            name: "TipLedgerPresentationTests",
+            dependencies: ["TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"], swiftSettings: strict),
+        .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto",
@@ -61,7 +71,7 @@ let package = Package(
             name: "TipLedgerCLITests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
-                "TipLedgerHTTP",
+                "TipLedgerPresentation", "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
     ]

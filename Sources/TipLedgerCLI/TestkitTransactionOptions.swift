@@ -2,6 +2,7 @@
 internal import Dispatch
 internal import FoundationEssentials
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// The transaction fields `testkit transaction` and `testkit notification` take, and the

@@ -2,9 +2,10 @@ internal import FoundationEssentials
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
 internal import TipLedgerCrypto
+internal import TipLedgerPresentation
 public import TipLedgerStore
 
-/// The HTTP API of SPEC section 6 as a pure function from request to response: testable without
+/// The HTTP API (docs/http.md) as a pure function from request to response: testable without
 /// sockets, served by `HTTPServer`.
 ///
 /// The statuses of the API's answers are decided here in one place: 200 for what was applied,
@@ -179,7 +180,7 @@ public final class TipLedgerService: Sendable {
         return .json { writer in
             writer.object { object in
                 // As `verify --format json` says it.
-                LedgerJSON.writeVerified(.notification(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.notification(verified), recording: result, to: &object)
             }
         }
     }
@@ -230,7 +231,7 @@ public final class TipLedgerService: Sendable {
         }
         return .json { writer in
             writer.object { object in
-                LedgerJSON.writeVerified(.transaction(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)
             }
         }
     }
@@ -313,8 +314,8 @@ public final class TipLedgerService: Sendable {
         do {
             let restore = try ledger.restore(
                 account: account.lowercased(), includeAll: includeAll, environments: scope.environments)
-            return .json(
-                body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
+            let rendering = RestoreRendering(restore: restore, key: .account(account.lowercased()), catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }
@@ -365,22 +366,22 @@ public final class TipLedgerService: Sendable {
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         let query: ReportQuery
-        let commission: Double?
+        let commission: CommissionRate?
         do throws(ReportQuery.ParameterError) {
             query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
                 environments: scope.environments)
             commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
-                try ReportQuery.commissionRate(text)
+                try CommissionRate(parsing: text)
             }
         } catch {
             return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
         }
         do {
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
-            return .json(
-                body: Array(
-                    LedgerJSON.report(report, grouping: query.grouping, commission: commission, catalog: catalog).utf8))
+            let rendering = ReportRendering(
+                report: report, grouping: query.grouping, commission: commission, catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import TipLedgerStore
 
 /// Amounts in milliunits shown as decimal currency amounts, exactly (no floating point).
 enum Money {
