@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerPresentation
 internal import TipLedgerStore
@@ -36,7 +35,7 @@ struct RestoreCommand: Command {
         let appTransactionId = try scanner.value("--app-transaction-id")
         switch (account, appTransactionId) {
         case (let account?, nil):
-            guard UUID(uuidString: account) != nil else {
+            guard Ledger.isAccountToken(account) else {
                 throw CLIError.usage(
                     "--account must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138", command: Self.name)
             }

@@ -37,7 +37,7 @@ struct TestkitTransactionOptions {
             if account == "none" {
                 self.account = .some(nil)
             } else {
-                guard UUID(uuidString: account) != nil else {
+                guard Ledger.isAccountToken(account) else {
                     throw CLIError.usage("--account takes a UUID or 'none', not '\(account)'", command: command)
                 }
                 self.account = .some(account.lowercased())

@@ -1,4 +1,3 @@
-internal import FoundationEssentials
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
 internal import TipLedgerCrypto
@@ -295,7 +294,7 @@ public final class TipLedgerService: Sendable {
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
-        guard UUID(uuidString: account) != nil else {
+        guard Ledger.isAccountToken(account) else {
             return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
         if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 public import TipLedgerCore
+internal import TipLedgerStore
 
 /// One access-log line: time, client, method, path, status, size, duration. Identifiers in the
 /// path (account UUIDs) are replaced, so is any segment too long for a route's (a token or a JWS
@@ -26,7 +26,7 @@ public enum AccessLogLine {
             segments.indices.map { index in
                 let segment = segments[index]
                 if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
-                if UUID(uuidString: String(segment)) != nil { return ":account" }
+                if Ledger.isAccountToken(String(segment)) { return ":account" }
                 return segment.utf8.count > longestSegment ? ":long" : String(segment)
             }.joined(separator: "/"), escapingSpaces: true)
         let milliseconds = Double(durationMicroseconds) / 1000

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
 public import TipLedgerCore
 
 extension Ledger {
     static let noTransactionId = VerificationError(
         .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
+
+    /// Whether `text` is an account as the ledger keeps it, an `appAccountToken`: a UUID, in
+    /// any letter case. `restore --account` and `GET /v1/accounts/{uuid}/transactions` take one.
+    public static func isAccountToken(_ text: String) -> Bool {
+        UUID(uuidString: text) != nil
+    }
 
     /// Whether `id` can key a transaction: 1 to 64 printable ASCII characters without spaces.
     /// The App Store's are digits; `finish` and `restore --app-transaction-id` take the same.
