@@ -52,7 +52,7 @@ public final class BatchRecorder {
         return try ledger.withDatabase { database in
             do {
                 if !isOpen {
-                    try database.execute("BEGIN IMMEDIATE")
+                    try database.beginWrite()
                     isOpen = true
                     changesAtOpen = database.totalChanges
                 }

@@ -281,11 +281,21 @@ final class Database: @unchecked Sendable {
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
-    /// when it throws. IMMEDIATE takes the write lock up front, so a busy database fails (after
-    /// the busy timeout) before any work is done, never halfway.
-    func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    /// Write transactions this connection tried to begin (`beginWrite`), whether or not the
+    /// write lock was free: a busy ledger must cost a writer one busy timeout, not one per try.
+    private(set) var writesBegun = 0
+
+    /// Begins a write transaction with `BEGIN IMMEDIATE`, which takes the write lock up front,
+    /// so a busy database fails (after the busy timeout) before any work is done, never halfway.
+    func beginWrite() throws(StoreError) {
+        writesBegun += 1
         try execute("BEGIN IMMEDIATE")
+    }
+
+    /// Runs `body` in a write transaction (`beginWrite`): committed when it returns, rolled back
+    /// when it throws.
+    func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+        try beginWrite()
         do {
             let result = try body()
             try execute("COMMIT")

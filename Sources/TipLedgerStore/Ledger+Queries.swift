@@ -98,9 +98,12 @@ extension Ledger {
         return (conditions.joined(separator: " AND "), values)
     }
 
-    private func restore(column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?)
-        throws -> Restore
-    {
+    /// The tips whose `column` holds `value`; `afterListing` runs between the list's query and
+    /// the totals' (a test commits a write there, to show both see the same commits).
+    func restore(
+        column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?,
+        afterListing: () throws -> Void = {}
+    ) throws -> Restore {
         let (matching, values) = Self.restoreCondition(column: column, value: value, environments: environments)
         let listed = includeAll ? matching : matching + " AND state IN ('pending', 'finished')"
         // One read transaction, so the list and the totals see the same commits.
@@ -110,6 +113,7 @@ extension Ledger {
                     "SELECT \(Self.transactionColumns) FROM transactions WHERE \(listed) "
                         + "ORDER BY purchase_date_ms, environment, transaction_id",
                     values, row: Self.transactionRecord)
+                try afterListing()
                 let totals = try database.query(
                     """
                     SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli), count(*)

@@ -45,8 +45,7 @@ import TipLedgerTestSupport
     @Test func notificationFailingOtherwiseIsNotMarkedAsSeen() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: "2000000000000002")
-        let refund = try TestChains.notification(
-            type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase)
+        let refund = try TestLedger.notification("REFUND", about: purchase)
         try refuseTransaction("2000000000000002", in: store)
 
         #expect(performing: { try store.record(refund) }, throws: isProvoked)
