@@ -5,7 +5,7 @@ public import TipLedgerStore
 /// in hundred-millionths (eight decimals): finer ones are rounded.
 public struct CommissionRate: Sendable, Equatable {
     /// The rate as given, from 0 up to (not including) 1.
-    public let value: Double
+    let value: Double
 
     /// Hundred-millionths in a whole.
     static let scale: Int64 = 100_000_000

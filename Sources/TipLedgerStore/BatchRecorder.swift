@@ -27,7 +27,7 @@ extension Ledger {
 public final class BatchRecorder {
     let ledger: Ledger
     /// Whether a transaction is open, with batches not committed yet.
-    public private(set) var isOpen = false
+    private(set) var isOpen = false
     /// The connection's count of changed rows when the open transaction began: a commit that
     /// changed any has written to the ledger.
     private var changesAtOpen: Int64 = 0

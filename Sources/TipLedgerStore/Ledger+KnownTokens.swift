@@ -20,7 +20,7 @@ extension Ledger {
     /// `fingerprint` (same roots and policy), verified without the clock, its transaction or
     /// notification recorded, and (when `finishing`) its transaction already finished. Nil when
     /// the token must be verified and recorded as usual. Safe to call from many threads.
-    public func knownToken(_ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool) throws -> KnownToken? {
+    func knownToken(_ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool) throws -> KnownToken? {
         try knownTokens([digest], verifierFingerprint: verifierFingerprint, finishing: finishing)[0]
     }
 

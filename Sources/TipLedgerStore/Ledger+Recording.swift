@@ -48,7 +48,7 @@ extension Ledger {
     /// The largest price the ledger records, in milliunits: 10^9 of the currency, thousands of
     /// times the App Store's highest price point in any currency, yet millions of such prices
     /// still add up within the 64-bit integers SQLite sums in.
-    public static let maximumPriceMilli: Int64 = 1_000_000_000_000
+    static let maximumPriceMilli: Int64 = 1_000_000_000_000
 
     private static func keyReason(_ transactionId: String) -> VerificationError? {
         guard !isUsableTransactionId(transactionId) else { return nil }
@@ -104,7 +104,7 @@ extension Ledger {
     }
 
     /// Records one verified payload in its own transaction.
-    public func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+    func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
         try record([item], finish: finish)[0].get()
     }
 }

@@ -167,8 +167,16 @@ public final class Ledger: Sendable {
     /// Applies pending migrations to the ledger at `path`; returns the schema versions before
     /// and after. `upgrading` is told them first when an existing ledger is to be migrated.
     @discardableResult
-    public static func migrate(
-        path: String, migrations: [Migration] = Migration.all, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+    public static func migrate(path: String, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws -> (
+        from: Int, to: Int
+    ) {
+        try migrate(path: path, migrations: Migration.all, upgrading: upgrading)
+    }
+
+    /// `migrate` with `migrations` rather than the embedded ones.
+    @discardableResult
+    static func migrate(
+        path: String, migrations: [Migration], upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> (from: Int, to: Int) {
         try refuseUnwritable(path)
         let database = try Database(path: path)
@@ -287,14 +295,14 @@ public final class Ledger: Sendable {
     }
 
     /// `PRAGMA integrity_check`'s answer: "ok" for a sound file.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         try withReader { database in
             try database.query("PRAGMA integrity_check", []) { $0.text(0) ?? "" }.joined(separator: "; ")
         }
     }
 
     /// The schema version of the open ledger.
-    public func schemaVersion() throws -> Int {
+    func schemaVersion() throws -> Int {
         try withReader { Int(try $0.pragmaInteger("user_version")) }
     }
 

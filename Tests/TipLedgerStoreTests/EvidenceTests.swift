@@ -2,8 +2,9 @@
 import Testing
 import TipLedgerCore
 import TipLedgerCrypto
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// The raw signed JWS is kept as evidence, re-verifiable offline later (docs/ledger.md).
 @Suite struct EvidenceTests {

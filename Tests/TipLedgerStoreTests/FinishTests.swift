@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// Finishing (docs/ledger.md): verify finishes unless told not to; `finish` finishes pending ones once.
 @Suite struct FinishTests {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// Idempotence (docs/ledger.md): the same transaction JWS or notificationUUID twice is recorded once.
 @Suite struct IdempotenceTests {

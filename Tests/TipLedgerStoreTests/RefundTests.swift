@@ -2,8 +2,9 @@
 import Foundation
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// Refunds, reversals and revocations, whatever order they arrive in (docs/ledger.md).
 @Suite struct RefundTests {

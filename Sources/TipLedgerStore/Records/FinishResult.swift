@@ -9,7 +9,7 @@ public struct FinishResult: Sendable, Equatable {
     public let environment: AppStoreEnvironment?
     public let outcome: FinishOutcome
 
-    public init(transactionId: String, environment: AppStoreEnvironment?, outcome: FinishOutcome) {
+    init(transactionId: String, environment: AppStoreEnvironment?, outcome: FinishOutcome) {
         self.transactionId = transactionId
         self.environment = environment
         self.outcome = outcome

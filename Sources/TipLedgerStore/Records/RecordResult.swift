@@ -22,7 +22,7 @@ public struct RecordResult: Sendable, Equatable {
     public let state: TransactionState?
     public let finished: Bool?
 
-    public init(outcome: Outcome, transactionId: String?, state: TransactionState?, finished: Bool?) {
+    init(outcome: Outcome, transactionId: String?, state: TransactionState?, finished: Bool?) {
         self.outcome = outcome
         self.transactionId = transactionId
         self.state = state

@@ -11,7 +11,7 @@ public struct ReportQuery: Sendable {
     /// Only these environments; all when nil.
     public var environments: [AppStoreEnvironment]?
 
-    public init(
+    init(
         grouping: ReportGrouping = .product, since: Int64? = nil, until: Int64? = nil,
         environments: [AppStoreEnvironment]? = nil
     ) {
