@@ -121,7 +121,7 @@ public final class Ledger: Sendable {
     func didWrite(_ writer: Database) {
         guard let checkpointer else { return }
         checkpointer.restartIfDue(writer)
-        // A failed count leaves the threshold at its largest: checkpoints as before.
+        // A failed count leaves the threshold at its largest, `checkpointFrames`.
         let pages = (try? writer.pragmaInteger("page_count")).map(Int.init) ?? Int.max
         checkpointer.didCommit(logFrames: writer.logFrames, databasePages: pages)
     }
