@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
@@ -43,11 +44,18 @@ let package = Package(
                 "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
             ],
             swiftSettings: strict),
+        .target(
+            name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
+            swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
         .target(
             name: "TipLedgerTestSupport", dependencies: ["TipLedgerCore", "TipLedgerCrypto"],
             path: "Tests/TipLedgerTestSupport", swiftSettings: strict),
+        .target(
+            name: "TipLedgerAPITestSupport",
+            dependencies: ["TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerCore", "TipLedgerCrypto"],
+            path: "Tests/TipLedgerAPITestSupport", swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
             swiftSettings: strict),
@@ -74,5 +82,12 @@ let package = Package(
                 "TipLedgerPresentation", "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerAppStoreAPITests",
+            dependencies: [
+                "TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerAppStoreAPI", "TipLedgerCore",
+                "TipLedgerCrypto", "TipLedgerHTTP",
+            ],
+            swiftSettings: strict),
     ]
 )
