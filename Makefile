@@ -2,6 +2,7 @@
 # make demo   build a release binary and run the whole pipeline on generated example data
 # make test   lint and run every test (what CI runs)
 # make bench  measure throughput next to `openssl speed`
+# make bench-replication  Litestream's figures for docs/operations.md (reusing make bench's ledger)
 # make fuzz   run every fuzz target for FUZZ_SECONDS each (libFuzzer with AddressSanitizer)
 # make sanitize  run the tests under AddressSanitizer, then ThreadSanitizer
 
@@ -16,7 +17,8 @@ FUZZ_SEEDED_CRASH ?=
 SANITIZERS ?= address thread
 SANITIZE_OPTIONS ?=
 
-.PHONY: all deps build release test lint format demo bench embed container-smoke clean fuzz fuzz-selftest sanitize
+.PHONY: all deps build release test lint format demo bench bench-replication embed container-smoke clean fuzz \
+	fuzz-selftest sanitize
 
 all: build
 
@@ -63,6 +65,9 @@ demo: release
 
 bench: deps
 	scripts/bench
+
+bench-replication: deps
+	scripts/bench-replication
 
 embed:
 	scripts/embed

@@ -30,23 +30,43 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
         .target(
             name: "TipLedgerStore", dependencies: ["TipLedgerCore", "CSQLite"], swiftSettings: strict),
         .target(
-            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD"],
+            name: "TipLedgerPresentation", dependencies: ["TipLedgerCore", "TipLedgerStore"], swiftSettings: strict),
+        .target(
+            name: "TipLedgerHTTP",
+            dependencies: [
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD",
+            ],
             swiftSettings: strict),
         .target(
             name: "TipLedgerCLI",
-            dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
+            dependencies: [
+                "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
+                "TipLedgerAppStoreAPI",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
             swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
         .target(
             name: "TipLedgerTestSupport", dependencies: ["TipLedgerCore", "TipLedgerCrypto"],
             path: "Tests/TipLedgerTestSupport", swiftSettings: strict),
+        .target(
+            name: "TipLedgerAPITestSupport",
+            dependencies: ["TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerCore", "TipLedgerCrypto"],
+            path: "Tests/TipLedgerAPITestSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "fake-app-store",
+            dependencies: ["TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerCore"],
+            path: "Tests/FakeAppStoreTool", swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
             swiftSettings: strict),
@@ -58,17 +78,28 @@ let package = Package(
             dependencies: ["TipLedgerTestSupport", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto"],
             swiftSettings: strict),
         .testTarget(
+            name: "TipLedgerPresentationTests",
+            dependencies: ["TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"], swiftSettings: strict),
+        .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [
-                "TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto",
+                "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore",
+                "TipLedgerCrypto",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCLITests",
             dependencies: [
-                "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
-                "TipLedgerHTTP",
+                "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto",
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerAppStoreAPITests",
+            dependencies: [
+                "TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerAppStoreAPI", "TipLedgerCore",
+                "TipLedgerCrypto", "TipLedgerHTTP",
+            ],
+            swiftSettings: strict),
     ]
 )

@@ -33,11 +33,14 @@ struct GlobalOptions {
     var catalogPath: String?
     /// `TIPLEDGER_LISTEN`, read by `serve` and `health` (which also take `--listen`).
     var listen: String?
+    /// `TIPLEDGER_REPLICATED`: whether a replicator (Litestream) reads the ledger's write-ahead
+    /// log and checkpoints it, so that tipledger leaves the log to it (docs/operations.md).
+    var replicated = false
 
     /// The global options that take a value (so that value is never read as the command).
-    static let valueOptions: Set<String> = [
+    static let valueOptions: Set<String> = Set([
         "--db", "--bundle-id", "--environment", "--app-apple-id", "--root", "--keys", "--catalog", "--format",
-    ]
+    ]).union(APIOptions.valueOptions)
 
     static let usage = """
         Global options (all but --format also read from the environment; a flag wins):
@@ -104,6 +107,16 @@ struct GlobalOptions {
         keysDirectory = try scanner.value("--keys") ?? (rootFiles.isEmpty ? variable("TIPLEDGER_KEYS") : nil)
         catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
         listen = variable("TIPLEDGER_LISTEN")
+        if let text = variable("TIPLEDGER_REPLICATED") {
+            switch text.lowercased() {
+            case "1", "true", "yes": replicated = true
+            case "0", "false", "no": replicated = false
+            default:
+                throw CLIError.usage(
+                    "TIPLEDGER_REPLICATED must be 1 (Litestream replicates the ledger) or 0, not '\(text)'",
+                    command: scanner.command)
+            }
+        }
         let formatName = try scanner.value("--format") ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(

@@ -10,7 +10,7 @@
 struct InputLine: Sendable {
     let number: Int
     let content: Content
-    /// The line's length in bytes, even when it was too long to keep.
+    /// The line's length in bytes with its line ending, even when it was too long to keep.
     let byteCount: Int
 
     /// What the reader made of a line's bytes.
@@ -35,6 +35,8 @@ struct InputLine: Sendable {
 /// by `maximumLineBytes`) in memory however long the input is.
 struct LineReader {
     let fileDescriptor: Int32
+    /// The longest line kept, counting its line ending, as an HTTP body of the same bytes
+    /// counts a trailing newline.
     let maximumLineBytes: Int
     private var buffer: [UInt8] = []
     private var start = 0
@@ -62,7 +64,7 @@ struct LineReader {
             if let newline = Self.newline(in: buffer, from: start) {
                 lineNumber += 1
                 if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: newline) }
-                let length = newline - start
+                let length = newline + 1 - start
                 defer { start = newline + 1 }
                 if skipped > 0 || length > maximumLineBytes {
                     return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)

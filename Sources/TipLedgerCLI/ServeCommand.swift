@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerHTTP
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 #if canImport(Glibc)
@@ -22,7 +22,7 @@ struct ServeCommand: Command {
                                                 {"signedTransaction":"..."})
           GET  /v1/accounts/{uuid}/transactions restore, as 'tipledger restore' (bearer token)
           GET  /v1/report?by=product&since=...  report, as 'tipledger report' (bearer token)
-          GET  /healthz                         200 while the ledger answers
+          GET  /healthz                         200 while the ledger answers and commits
           GET  /metrics                         Prometheus metrics
         One access-log line per request goes to standard error (never bodies or tokens).
         SIGTERM or SIGINT stops accepting, finishes requests in flight and exits 0.
@@ -33,32 +33,52 @@ struct ServeCommand: Command {
                                   without one those routes answer 404
           --no-finish             record submitted transactions as pending
           --threads N             worker threads (default: one per core)
-          --connection-limit N    simultaneous connections (default 64)
+          --connection-limit N    simultaneous connections; more wait in the kernel's queue
+                                  (default 4096, fewer if the open-file limit is lower)
           --connections-per-client N
                                   simultaneous connections from one address (default: no
                                   limit of its own; behind a proxy all come from the proxy)
-          --timeout SECONDS       close connections idle this long, or still sending a
-                                  request's headers after this long (default 30)
+          --timeout SECONDS       close connections silent this long (default 30)
+          --header-timeout SECONDS
+                                  close a connection whose next request's headers are not
+                                  all in this long after it opened or its last answer,
+                                  however they trickle (default 10)
+          --sync-interval TIME    with App Store Server API credentials: sweep Apple's
+                                  notification history this often, as 'sync' does (30s,
+                                  15m, 1h; 0 for never) [TIPLEDGER_SYNC_INTERVAL]
+                                  (default 1h); consumption requests are answered as they
+                                  come when customers consented
 
-        """
+        """ + "\n" + ConsumptionPolicy.usage + "\n\n" + APIOptions.usage + "\n"
 
     let configuration: HTTPServerConfiguration
     let tokenFile: String?
     let finish: Bool
+    let api: APIOptions
+    let consumption: ConsumptionPolicy.Flags
+    let syncInterval: String?
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
         let listen = try Self.listenAddress(&scanner, globals: globals, command: Self.name)
         tokenFile = try scanner.value("--api-token-file")
         finish = !scanner.flag("--no-finish")
+        api = try APIOptions(parsing: &scanner)
+        consumption = try ConsumptionPolicy.Flags(parsing: &scanner)
+        syncInterval = try scanner.value("--sync-interval")
         var configuration = HTTPServerConfiguration(listenAddress: listen)
         if let threads = try scanner.integer("--threads", in: 1...256) { configuration.workerThreads = threads }
-        if let limit = try scanner.integer("--connection-limit", in: 1...4096) { configuration.connectionLimit = limit }
-        if let limit = try scanner.integer("--connections-per-client", in: 0...4096) {
+        let connections = 1...HTTPServerConfiguration.largestConnectionLimit
+        if let limit = try scanner.integer("--connection-limit", in: connections) {
+            configuration.connectionLimit = limit
+        }
+        if let limit = try scanner.integer("--connections-per-client", in: 0...connections.upperBound) {
             configuration.connectionsPerClient = limit
         }
         if let timeout = try scanner.integer("--timeout", in: 1...3600) {
             configuration.connectionTimeoutSeconds = timeout
+        }
+        if let timeout = try scanner.integer("--header-timeout", in: 1...3600) {
             configuration.headerDeadlineSeconds = timeout
         }
         // Checked before anything opens.
@@ -127,24 +147,53 @@ struct ServeCommand: Command {
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
         let catalog = try context.globals.loadCatalog()
+        let metrics = ServiceMetrics()
+        let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
         // 503 soon so the App Store retries, rather than holding the request.
         let ledger = try context.openLedger(.record, busyTimeout: .seconds(5))
         let terminal = context.terminal
+        let sync = appStore.map { setup in
+            ServeSync(
+                connection: setup.connection, intake: SignedPayloadIntake(verifier: verifier, ledger: ledger),
+                answerer: setup.policy.customersConsented
+                    ? ConsumptionAnswerer(ledger: ledger, policy: setup.policy) : nil,
+                interval: setup.interval, metrics: metrics, clock: context.clock, log: { terminal.errorLine($0) })
+        }
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             catalog: catalog, finishesTransactions: finish, queryEnvironments: context.globals.givenEnvironments,
-            clock: context.clock,
-            log: { terminal.errorLine("error: \($0)") })
+            clock: context.clock, metrics: metrics,
+            log: { terminal.errorLine("error: \($0)") },
+            notificationRecorded: { notification, result in
+                if notification.rawNotificationType == NotificationType.consumptionRequest.rawValue,
+                    result.outcome == .applied
+                {
+                    sync?.consumptionRequested()
+                }
+            })
         let clock = context.clock
         let listen = configuration.listenAddress
+        var configuration = configuration
+        let fitting = Self.connectionLimitFitting(configuration)
+        if fitting < configuration.connectionLimit {
+            terminal.errorLine(
+                "the open-file limit leaves room for \(fitting) connections, not the \(configuration.connectionLimit) "
+                    + "of --connection-limit; serving at most \(fitting) (raise it with ulimit -n)")
+            configuration.connectionLimit = fitting
+            configuration.connectionsPerClient = min(configuration.connectionsPerClient, fitting)
+        }
         let server: HTTPServer
         do {
             server = try HTTPServer(
                 configuration: configuration,
                 accessLog: { entry in
                     service.countTransportAnswer(entry)
-                    terminal.errorLine(AccessLogLine.format(entry, at: clock.now()))
+                    terminal.errorLine(
+                        AccessLogLine.format(
+                            method: entry.method, path: entry.path, status: entry.status,
+                            responseBytes: entry.responseBytes, durationMicroseconds: entry.durationMicroseconds,
+                            remoteAddress: entry.remoteAddress, at: clock.now()))
                 },
                 handler: service.handler)
         } catch {
@@ -159,6 +208,8 @@ struct ServeCommand: Command {
             terminal.errorLine(
                 "no API token: restore and report answer 404; give one with --api-token-file or TIPLEDGER_API_TOKEN")
         }
+        if let appStore { terminal.errorLine(appStore.summary) }
+        sync?.start()
 
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}
@@ -168,37 +219,37 @@ struct ServeCommand: Command {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         terminal.errorLine("received signal \(received): finishing requests in flight")
+        sync?.stop(upTo: .seconds(10))
         let drained = server.stop(gracePeriod: .seconds(10))
         terminal.errorLine(drained ? "stopped" : "stopped; some requests did not finish in time")
         return .success
     }
 }
 
-/// One access-log line: time, client, method, path, status, size, duration. Identifiers in the
-/// path (account UUIDs) are replaced, so is any segment too long for a route's (a token or a JWS
-/// sent in the path by mistake), and query strings, headers and bodies never appear.
-enum AccessLogLine {
-    /// Longest path segment logged as it is: no route's segment is longer than a UUID.
-    static let longestSegment = 36
+extension ServeCommand {
+    /// Descriptors kept for everything but connections: the ledger's files (a database and its
+    /// write-ahead log and shared memory for the writer and each reader, up to one reader per
+    /// worker and eight kept idle), libmicrohttpd's epoll and wake-up descriptors (two per
+    /// worker), the listening socket and the standard streams.
+    static func descriptorsBesideConnections(workers: Int) -> Int { 64 + 8 * workers }
 
-    static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
-        let segments = entry.path.split(separator: "/", omittingEmptySubsequences: false)
-        // What follows "accounts" is an account however it is written (a UUID without its dashes,
-        // in capitals); so is a UUID anywhere else. The path arrives percent-decoded: a `%0A` or
-        // `%1B` in it must not start a forged line or drive the terminal, nor a `%20` split the
-        // line's fields.
-        let path = PrintableText.escaped(
-            segments.indices.map { index in
-                let segment = segments[index]
-                if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
-                if UUID(uuidString: String(segment)) != nil { return ":account" }
-                return segment.utf8.count > longestSegment ? ":long" : String(segment)
-            }.joined(separator: "/"), escapingSpaces: true)
-        let milliseconds = Double(entry.durationMicroseconds) / 1000
-        let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
-        let method = PrintableText.escaped(entry.method, escapingSpaces: true).prefix(20)
-        return "\(time) \(entry.remoteAddress) \(method) \(path.prefix(200)) \(entry.status) "
-            + "\(entry.responseBytes)B \(duration)ms"
+    /// Raises the process's soft limit on open files to its hard limit (a soft limit of 1024
+    /// is common, as under systemd) and returns the connection limit that leaves room under it
+    /// for everything else: `configuration.connectionLimit` or less, at least the worker count.
+    /// Connections over the limit then wait in the kernel's queue, rather than take the
+    /// descriptors the ledger needs to write.
+    static func connectionLimitFitting(_ configuration: HTTPServerConfiguration) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return configuration.connectionLimit }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available =
+            Int(clamping: limit.rlim_cur)
+            - descriptorsBesideConnections(workers: configuration.workerThreads)
+        return max(configuration.workerThreads, min(configuration.connectionLimit, available))
     }
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger verify`: verifies signed payloads from standard input, one per line, and (unless
@@ -52,7 +53,7 @@ struct VerifyCommand: Command {
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
         let ledger = dryRun ? nil : try context.openLedger(.record)
         var reader = LineReader(
-            fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
+            fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumInputBytes)
         var tally = Tally()
         var hints = RejectionHints()
         var progress = Progress(terminal: context.terminal, clock: context.clock)

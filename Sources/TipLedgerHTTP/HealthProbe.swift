@@ -11,6 +11,15 @@
 public enum HealthProbe {
     /// The HTTP status `GET /healthz` answers at `address`, or nil when nothing answered in time.
     public static func status(of address: ListenAddress, timeoutSeconds: Int = 3) -> Int? {
+        answer(of: address, timeoutSeconds: timeoutSeconds)?.status
+    }
+
+    /// The most of an answer read: `/healthz` answers a small JSON object.
+    static let answerLimit = 4096
+
+    /// The HTTP status and body `GET /healthz` answers at `address` (the body cut at
+    /// `answerLimit` bytes), or nil when nothing answered in time.
+    public static func answer(of address: ListenAddress, timeoutSeconds: Int = 3) -> (status: Int, body: [UInt8])? {
         // A server listening on every interface is asked on the loopback one.
         let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
         guard let target = try? ListenAddress(host: host, port: address.port) else { return nil }
@@ -32,8 +41,8 @@ public enum HealthProbe {
         guard request.withUnsafeBytes({ send(descriptor, $0.baseAddress, $0.count, 0) }) == request.count else {
             return nil
         }
-        // The status line is all that is needed: "HTTP/1.1 200 OK".
-        var answer = [UInt8](repeating: 0, count: 64)
+        // An HTTP/1.0 answer ends when the server closes the connection.
+        var answer = [UInt8](repeating: 0, count: answerLimit)
         var received = 0
         while received < answer.count {
             let count = answer.withUnsafeMutableBytes {
@@ -41,11 +50,17 @@ public enum HealthProbe {
             }
             if count <= 0 { break }
             received += count
-            if answer[..<received].contains(UInt8(ascii: "\n")) { break }
         }
-        let line = String(decoding: answer[..<received], as: UTF8.self)
-        let words = line.split(separator: " ", maxSplits: 2)
-        guard words.count >= 2, words[0].hasPrefix("HTTP/") else { return nil }
-        return Int(words[1])
+        // The status line: "HTTP/1.1 200 OK".
+        let head = answer[..<received]
+        let lineEnd = head.firstIndex(of: UInt8(ascii: "\n")) ?? head.endIndex
+        let words = String(decoding: head[..<lineEnd], as: UTF8.self).split(separator: " ", maxSplits: 2)
+        guard words.count >= 2, words[0].hasPrefix("HTTP/"), let status = Int(words[1]) else { return nil }
+        // The body follows the blank line that ends the head.
+        let blankLine = Array("\r\n\r\n".utf8)
+        let headEnd = head.indices.dropLast(blankLine.count - 1).first {
+            head[$0..<$0 + blankLine.count].elementsEqual(blankLine)
+        }
+        return (status, headEnd.map { Array(head[($0 + blankLine.count)...]) } ?? [])
     }
 }

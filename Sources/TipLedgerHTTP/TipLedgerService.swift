@@ -1,10 +1,10 @@
-internal import FoundationEssentials
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
 internal import TipLedgerCrypto
+internal import TipLedgerPresentation
 public import TipLedgerStore
 
-/// The HTTP API of SPEC section 6 as a pure function from request to response: testable without
+/// The HTTP API (docs/http.md) as a pure function from request to response: testable without
 /// sockets, served by `HTTPServer`.
 ///
 /// The statuses of the API's answers are decided here in one place: 200 for what was applied,
@@ -23,8 +23,12 @@ public final class TipLedgerService: Sendable {
     /// The environments the query routes keep to when a request names none; nil for all.
     let queryEnvironments: [AppStoreEnvironment]?
     let clock: WallClock
+    /// How often `/healthz` may probe whether the ledger writes again after a write failed.
+    let writeProbeInterval: Duration
     /// Where failures that the response does not describe are reported (e.g. a store error).
     let log: @Sendable (String) -> Void
+    /// Told of each notification recorded, after it was committed and before it is answered.
+    let notificationRecorded: @Sendable (VerifiedNotification, RecordResult) -> Void
 
     /// - Parameters:
     ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
@@ -32,10 +36,16 @@ public final class TipLedgerService: Sendable {
     ///   - queryEnvironments: the environments restore and report keep to unless a request's
     ///     `environment` parameter says otherwise, as the CLI keeps to `--environment`; nil for
     ///     all of them.
+    ///   - writeProbeInterval: while a write has failed, `/healthz` tries at most this often
+    ///     whether the ledger commits again (`Ledger.probeWriteIfDue`).
+    ///   - notificationRecorded: told of each notification recorded, on the request's thread:
+    ///     it must return at once (hand work to another thread), as the App Store waits.
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
         finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
-        metrics: ServiceMetrics = ServiceMetrics(), log: @escaping @Sendable (String) -> Void = { _ in }
+        metrics: ServiceMetrics = ServiceMetrics(), writeProbeInterval: Duration = .seconds(1),
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        notificationRecorded: @escaping @Sendable (VerifiedNotification, RecordResult) -> Void = { _, _ in }
     ) {
         self.verifier = verifier
         self.ledger = ledger
@@ -45,7 +55,9 @@ public final class TipLedgerService: Sendable {
         self.queryEnvironments = queryEnvironments
         self.clock = clock
         self.metrics = metrics
+        self.writeProbeInterval = writeProbeInterval
         self.log = log
+        self.notificationRecorded = notificationRecorded
     }
 
     /// The handler to give `HTTPServer`.
@@ -131,7 +143,11 @@ public final class TipLedgerService: Sendable {
         case .metrics:
             response =
                 method == "GET"
-                ? parameterless { .text(metrics.render(), contentType: "text/plain; version=0.0.4") }
+                ? parameterless {
+                    .text(
+                        metrics.render(failedWrites: ledger.health.failedWrites),
+                        contentType: "text/plain; version=0.0.4")
+                }
                 : Self.methodNotAllowed("GET")
         case .unknown:
             response = Self.notFound
@@ -166,10 +182,11 @@ public final class TipLedgerService: Sendable {
         }
         let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
         metrics.countNotification(type: type)
+        notificationRecorded(verified, result)
         return .json { writer in
             writer.object { object in
                 // As `verify --format json` says it.
-                LedgerJSON.writeVerified(.notification(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.notification(verified), recording: result, to: &object)
             }
         }
     }
@@ -180,17 +197,21 @@ public final class TipLedgerService: Sendable {
         case answered(HTTPResponse)
     }
 
-    /// Records a verified payload, unless the ledger rejects it (answered `rejectedStatus` with
-    /// the code) or cannot take it now (503). Counts the verification once, by its outcome.
+    /// Records a verified payload as a batch of one, unless the ledger rejects it (answered
+    /// `rejectedStatus` with the code) or cannot take it now (503). Counts the verification
+    /// once, by its outcome.
     private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
         let recording: Recording
         do {
-            recording = .recorded(try ledger.record(payload, finish: finish))
-        } catch {
-            // `rejection` counts the verification by its code.
-            if let refused = (error as? StoreError)?.rejection {
+            switch try ledger.record([payload], finish: finish)[0] {
+            case .success(let result):
+                recording = .recorded(result)
+            case .failure(let error):
+                guard let refused = error.rejection else { throw error }
+                // `rejection` counts the verification by its code.
                 return .answered(rejection(refused, status: rejectedStatus))
             }
+        } catch {
             recording = .answered(unavailable(error))
         }
         metrics.countVerification("ok")
@@ -216,7 +237,7 @@ public final class TipLedgerService: Sendable {
         }
         return .json { writer in
             writer.object { object in
-                LedgerJSON.writeVerified(.transaction(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)
             }
         }
     }
@@ -227,7 +248,12 @@ public final class TipLedgerService: Sendable {
         let trimmed = UnverifiedJWS.trimmed(body)
         guard !trimmed.isEmpty else { throw VerificationError(.malformedJWS, "the body is empty; \(shape)") }
         guard trimmed.first == "{" else { return body }
-        let members = (try? JSONParser.parse(body))?.objectValue
+        let members: JSONObject?
+        do {
+            members = try JSONParser.parse(body).objectValue
+        } catch {
+            throw VerificationError(.malformedJWS, "the body is not JSON: \(error); \(shape)")
+        }
         if case .string(let token)? = members?["signedTransaction"] { return token }
         if members?["signedPayload"] != nil {
             throw VerificationError(
@@ -275,7 +301,7 @@ public final class TipLedgerService: Sendable {
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
-        guard UUID(uuidString: account) != nil else {
+        guard Ledger.isAccountToken(account) else {
             return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
         if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {
@@ -294,8 +320,8 @@ public final class TipLedgerService: Sendable {
         do {
             let restore = try ledger.restore(
                 account: account.lowercased(), includeAll: includeAll, environments: scope.environments)
-            return .json(
-                body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
+            let rendering = RestoreRendering(restore: restore, key: .account(account.lowercased()), catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }
@@ -346,31 +372,50 @@ public final class TipLedgerService: Sendable {
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         let query: ReportQuery
-        let commission: Double?
+        let commission: CommissionRate?
         do throws(ReportQuery.ParameterError) {
             query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
                 environments: scope.environments)
             commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
-                try ReportQuery.commissionRate(text)
+                try CommissionRate(parsing: text)
             }
         } catch {
             return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
         }
         do {
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
-            return .json(
-                body: Array(
-                    LedgerJSON.report(report, grouping: query.grouping, commission: commission, catalog: catalog).utf8))
+            let rendering = ReportRendering(
+                report: report, grouping: query.grouping, commission: commission, catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }
     }
 
+    /// 200 while the ledger answers a query and its writes commit; 503 with the reason
+    /// otherwise. After a write failed, the ledger is asked now and then whether it commits
+    /// again (`writeProbeInterval`), so health comes back by itself even when no client writes.
     private func health() -> HTTPResponse {
-        ledger.isHealthy()
-            ? .json { $0.object { $0.field("status", "ok") } }
-            : .json(status: 503) { $0.object { $0.field("status", "unavailable") } }
+        ledger.probeWriteIfDue(every: writeProbeInterval)
+        let reason: String
+        let message: String
+        if let failure = ledger.health.failure {
+            reason = failure.fault.rawValue
+            message = "the ledger cannot commit: \(failure.fault.explanation)"
+        } else if !ledger.isHealthy() {
+            reason = "unreadable"
+            message = "the ledger does not answer a query"
+        } else {
+            return .json { $0.object { $0.field("status", "ok") } }
+        }
+        return .json(status: 503) { writer in
+            writer.object { object in
+                object.field("status", "unavailable")
+                object.field("reason", reason)
+                object.field("message", message)
+            }
+        }
     }
 
     // MARK: Errors
@@ -389,7 +434,7 @@ public final class TipLedgerService: Sendable {
     /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to
     /// the log, never into the response.
     private func unavailable(_ error: any Error) -> HTTPResponse {
-        log("ledger error: \(error)")
+        log("ledger error: \(error)" + ((error as? StoreError)?.hint.map { "; hint: \($0)" } ?? ""))
         var response = HTTPResponse.error(.unavailable, "the ledger is busy or unavailable; retry later")
         response.headers.set("Retry-After", "1")
         return response

@@ -12,4 +12,9 @@ final class LockedDatabase: Sendable {
     func withLock<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result {
         try mutex.withLock { database throws -> sending Result in try body(database) }
     }
+
+    /// Runs `body` when no other thread holds the connection; nil otherwise, at once.
+    func withLockIfAvailable<Result: Sendable>(_ body: (Database) throws -> Result) throws -> Result? {
+        try mutex.withLockIfAvailable { database throws -> sending Result in try body(database) }
+    }
 }

@@ -13,13 +13,21 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// Set when the input, not the ledger, is at fault (a signed transaction that contradicts
     /// the recorded one): the caller reports it as this rejection of the input.
     public let rejection: VerificationError?
+    /// The kind of failure, for health checks and metrics: the code's, unless the error was
+    /// explained otherwise (an I/O error on a file system mounted read-only is `readOnly`).
+    public let fault: LedgerFault
 
-    public init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
+    package init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
+        self.init(code: code, message: message, sql: sql, hint: hint, fault: LedgerFault(sqliteCode: code))
+    }
+
+    init(code: Int32, message: String, sql: String? = nil, hint: String? = nil, fault: LedgerFault) {
         self.code = code
         self.message = message
         self.sql = sql
         self.hint = hint
         self.rejection = nil
+        self.fault = fault
     }
 
     /// The input is rejected: it cannot be recorded beside what the ledger holds.
@@ -29,6 +37,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         self.sql = nil
         self.hint = nil
         self.rejection = rejection
+        self.fault = .other
     }
 
     public var description: String {
@@ -45,11 +54,50 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     }
 
     /// What to do about a damaged ledger.
-    public static let damageHint = "restore it from a copy made with tipledger backup"
+    public static let damageHint =
+        "audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)"
 
     /// Whether retrying later may succeed (the database was busy or locked).
-    public var isTransient: Bool {
+    var isTransient: Bool {
         let primary = code & 0xff
         return primary == 5 || primary == 6  // SQLITE_BUSY, SQLITE_LOCKED
     }
+}
+
+extension StoreError {
+    /// This error, met while writing the ledger at `path`, said in words with a hint when the
+    /// file system or the disk is at fault (full, read-only, failing); any other error (busy,
+    /// damaged, a rejection, one of tipledger's own) as it is.
+    func explained(writingLedger path: String) -> StoreError {
+        guard rejection == nil else { return self }
+        let readOnly = LedgerVolume.of(ledger: path)?.isReadOnly == true
+        // An I/O error on a file system mounted read-only (after disk errors, say) is that.
+        switch fault == .ioError && readOnly ? .readOnly : fault {
+        case .diskFull:
+            return StoreError(
+                code: code, message: "cannot write the ledger \(path): its file system is full", sql: sql,
+                hint: "free space on the file system that holds \(path) (the -wal file beside it grows with "
+                    + "each write), then try again; nothing since the last commit was recorded",
+                fault: .diskFull)
+        case .readOnly:
+            return StoreError(
+                code: code,
+                message: readOnly
+                    ? "cannot write the ledger \(path): its file system is mounted read-only"
+                    : "cannot write the ledger \(path): \(message)",
+                sql: sql, hint: Self.readOnlyHint, fault: .readOnly)
+        case .ioError:
+            return StoreError(
+                code: code, message: "cannot write the ledger \(path): the disk failed (\(message))", sql: sql,
+                hint: "check the disk and the kernel's log (dmesg), then audit the ledger with tipledger reverify",
+                fault: .ioError)
+        case .damaged, .busy, .other:
+            return self
+        }
+    }
+
+    /// What to do about a ledger that cannot be written.
+    static let readOnlyHint =
+        "remount its file system read-write, or move the ledger to a writable one; "
+        + "report, restore, pending and reverify read it as it is"
 }

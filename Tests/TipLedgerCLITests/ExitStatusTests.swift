@@ -170,20 +170,19 @@ import TipLedgerTestSupport
             name: "--db as an SQLite URI", arguments: ["migrate", "--db", "file:ledger.sqlite?mode=memory"],
             message: "--db file:ledger.sqlite?mode=memory would be read as an SQLite URI"),
         FailingCase(
-            name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
-            message: "--connection-limit must be a whole number from 1 to 4096, not '5000'"),
+            name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "70000"],
+            message: "--connection-limit must be a whole number from 1 to 65536, not '70000'"),
         FailingCase(
             name: "serve with more connections per client than in all",
-            arguments: ["serve", "--connections-per-client", "100"],
+            arguments: ["serve", "--connection-limit", "64", "--connections-per-client", "100"],
             message: "--connections-per-client (100) must be at most --connection-limit (64)"),
         FailingCase(
             name: "serve with fewer connections than threads",
             arguments: ["serve", "--threads", "8", "--connection-limit", "4"],
             message: "--connection-limit (4) must be at least --threads (8)"),
         FailingCase(
-            name: "serve with more threads than the default connection limit",
-            arguments: ["serve", "--threads", "128"],
-            message: "--connection-limit (64) must be at least --threads (128)"),
+            name: "serve --header-timeout of zero", arguments: ["serve", "--header-timeout", "0"],
+            message: "--header-timeout must be a whole number from 1 to 3600, not '0'"),
     ]
 
     @Test(arguments: usageErrors)
@@ -524,7 +523,12 @@ import TipLedgerTestSupport
                 in: directory.path)
             let (passing, failing) = try await (same, otherApp)
             #expect(passing.exited(0), "\(passing.summary)")
-            #expect(passing.outLines == ["1 stored payload checked, 0 failed"])
+            #expect(
+                passing.outLines == [
+                    "integrity check: ok",
+                    "1 transaction and 0 notifications checked against the ledger's rules, 0 broken",
+                    "1 stored payload checked, 0 failed",
+                ])
             #expect(failing.exited(1), "\(failing.summary)")
             #expect(failing.err.isEmpty)
             #expect(failing.outLines.last == "1 stored payload checked, 1 failed")
@@ -534,7 +538,7 @@ import TipLedgerTestSupport
             // In JSON, one object, with the count whether or not anything failed.
             let (passingJSON, failingJSON) = try await (sameInJSON, otherAppInJSON)
             #expect(passingJSON.exited(0) && failingJSON.exited(1), "\(passingJSON.summary) \(failingJSON.summary)")
-            #expect(passingJSON.outLines == [#"{"checked":1,"failed":0,"failures":[]}"#])
+            #expect(passingJSON.outLines == [#"{"integrity":[],"invariants":[],"checked":1,"failed":0,"failures":[]}"#])
             let failed = try #require(try failingJSON.jsonLines().first)
             #expect(failingJSON.outLines.count == 1)
             #expect(JSONValue.int64(failed["checked"]) == 1 && JSONValue.int64(failed["failed"]) == 1)
@@ -745,7 +749,10 @@ import TipLedgerTestSupport
                 result,
                 containing: "the ledger cut.sqlite is damaged: database disk image is malformed (SQLite code 11)",
                 hint: true)
-            #expect(result.errLines.last == "hint: restore it from a copy made with tipledger backup")
+            #expect(
+                result.errLines.last
+                    == "hint: audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)"
+            )
             #expect(try directory.read("cut.sqlite") == cut, "the file is left as it was")
         }
     }
@@ -754,21 +761,16 @@ import TipLedgerTestSupport
     @Test func damageFoundByAQueryExitsWith74SayingSo() async throws {
         try await TemporaryDirectory.with { directory in
             try await Self.recordTipAndRefund(into: "l.sqlite", in: directory)
-            let root = try await SQLiteShell.value(
-                "l.sqlite", "SELECT rootpage FROM sqlite_schema WHERE name = 'transactions'", in: directory.path)
-            let pageSize = try await SQLiteShell.value("l.sqlite", "PRAGMA page_size", in: directory.path)
-            let page = try #require(Int(root)), size = try #require(Int(pageSize))
-            var bytes = try directory.read("l.sqlite")
-            bytes.replaceSubrange(
-                (page - 1) * size..<page * size, with: Data(repeating: 0xA5, count: size))
-            try bytes.write(to: URL(fileURLWithPath: directory.file("l.sqlite")))
+            try await Self.overwriteFirstPage(of: "transactions", in: "l.sqlite", directory: directory) { size in
+                Data(repeating: 0xA5, count: size)
+            }
 
             let result = try await TipLedgerBinary.run(["report", "--db", "l.sqlite"], in: directory.path)
             #expect(result.exited(74), "\(result.summary)")
             #expect(
                 result.errLines == [
                     "error: the ledger is damaged: database disk image is malformed (SQLite code 11)",
-                    "hint: restore it from a copy made with tipledger backup",
+                    "hint: audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)",
                 ])
         }
     }
@@ -883,6 +885,19 @@ import TipLedgerTestSupport
             input: .text([tips.lines[0], tips.lines[1], refund.outLines[0]].joined(separator: "\n") + "\n"),
             in: directory.path)
         try #require(verify.exited(0), "\(verify.summary)")
+    }
+
+    /// Overwrites the first page (the root) of `table` in `ledger` with `bytes(pageSize)`.
+    static func overwriteFirstPage(
+        of table: String, in ledger: String, directory: TemporaryDirectory, with bytes: (Int) -> Data
+    ) async throws {
+        let root = try await SQLiteShell.value(
+            ledger, "SELECT rootpage FROM sqlite_schema WHERE name = '\(table)'", in: directory.path)
+        let pageSize = try await SQLiteShell.value(ledger, "PRAGMA page_size", in: directory.path)
+        let page = try #require(Int(root)), size = try #require(Int(pageSize))
+        var file = try directory.read(ledger)
+        file.replaceSubrange((page - 1) * size..<page * size, with: bytes(size))
+        try file.write(to: URL(fileURLWithPath: directory.file(ledger)))
     }
 
     /// A ledger this user may not write, as an auditor may be given one.

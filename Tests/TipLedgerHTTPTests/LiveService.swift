@@ -30,21 +30,23 @@ final class LiveService {
     }
 
     /// Starts serving; `environment` adds variables (such as `TIPLEDGER_API_TOKEN`) and
-    /// `arguments` options of `serve`; `listen` nil leaves `--listen` out. Waits at most 60
-    /// seconds for the serving line.
+    /// `arguments` options of `serve`; `listen` nil leaves `--listen` out; the ledger is
+    /// `database` in the directory, and `launcher` makes the command line run (see
+    /// `TipledgerProcess`). Waits at most 60 seconds for the serving line.
     init(
         environment extra: [String: String] = ["TIPLEDGER_API_TOKEN": LiveService.apiToken], arguments: [String] = [],
-        directory: TemporaryDirectory? = nil, trust: [String]? = nil, listen: String? = "127.0.0.1:0"
+        directory: TemporaryDirectory? = nil, trust: [String]? = nil, listen: String? = "127.0.0.1:0",
+        database: String = "ledger.sqlite", launcher: ([String]) -> [String] = { $0 }
     ) throws {
         let directory = try directory ?? TemporaryDirectory()
         self.directory = directory
-        databasePath = directory.file("ledger.sqlite")
+        databasePath = directory.file(database)
         rootPath = directory.file("root.cer")
         try Data(TestChains.standard.root.derEncoded).write(to: URL(fileURLWithPath: rootPath))
         child = try TipledgerProcess(
             ["serve", "--db", databasePath] + (trust ?? ["--root", rootPath]) + (listen.map { ["--listen", $0] } ?? [])
                 + arguments,
-            environment: Self.environment(extra))
+            environment: Self.environment(extra), launcher: launcher)
         var port: UInt16?
         _ = child.errors.wait(upTo: .seconds(60)) { text in
             port = Self.servingPort(in: text)
@@ -87,10 +89,16 @@ final class LiveService {
         try Ledger.open(path: databasePath)
     }
 
-    /// `tipledger ARGUMENTS --db LEDGER` with the service's settings, run to its end.
-    func runCommand(_ arguments: [String]) throws -> (status: Int32?, output: String, errors: String) {
-        try TipledgerProcess.run(
-            arguments + ["--db", databasePath, "--root", rootPath], environment: Self.environment())
+    /// `tipledger ARGUMENTS --db LEDGER` with the service's settings, run to its end, with
+    /// `input`, if given, as standard input.
+    func runCommand(_ arguments: [String], input: [UInt8]? = nil) throws -> (
+        status: Int32?, output: String, errors: String
+    ) {
+        let inputPath = directory.file("input")
+        if let input { try Data(input).write(to: URL(fileURLWithPath: inputPath)) }
+        return try TipledgerProcess.run(
+            arguments + ["--db", databasePath, "--root", rootPath], environment: Self.environment(),
+            input: input == nil ? nil : inputPath)
     }
 
     /// `tipledger health --listen 127.0.0.1:PORT`'s exit status.

@@ -196,13 +196,16 @@ import TipLedgerTestSupport
         #expect(harness.get("/healthz").status == 200)
         try Database(path: harness.path).execute(
             """
+            DROP TABLE consumption_answers; DROP TABLE sync_cursors;
             DROP TABLE consumption_requests; DROP TABLE notifications; DROP TABLE transactions;
             DROP TABLE evidence; DROP TABLE jws_headers; DROP TABLE events;
             """)
 
         let health = harness.get("/healthz")
         #expect(health.status == 503)
-        #expect(health.bodyText == #"{"status":"unavailable"}"#)
+        #expect(
+            health.bodyText
+                == #"{"status":"unavailable","reason":"unreadable","message":"the ledger does not answer a query"}"#)
         for path in ["/v1/report", "/v1/accounts/\(ServiceHarness.account)/transactions"] {
             let response = harness.get(path)
             #expect(response.status == 503, "\(path)")

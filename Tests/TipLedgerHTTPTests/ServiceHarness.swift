@@ -22,19 +22,22 @@ final class ServiceHarness: Sendable {
     /// What the service reported through its log (failures the responses do not describe).
     let logged = LineRecorder()
 
+    /// `prepare` may change the ledger file before the service opens it (damage it, say).
     init(
         apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true,
-        queryEnvironments: [AppStoreEnvironment]? = nil, verifier: Verifier = TestChains.standardVerifier
+        queryEnvironments: [AppStoreEnvironment]? = nil, verifier: Verifier = TestChains.standardVerifier,
+        writeProbeInterval: Duration = .seconds(1), prepare: (String) throws -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory()
         path = directory.file("ledger.sqlite")
+        try prepare(path)
         let clock = WallClock.fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds))
         ledger = try Ledger.open(path: path, clock: clock)
         let logged = logged
         service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             finishesTransactions: finishesTransactions, queryEnvironments: queryEnvironments, clock: clock,
-            log: { logged.append($0) })
+            writeProbeInterval: writeProbeInterval, log: { logged.append($0) })
     }
 
     /// Answers a request built from its parts.

@@ -43,6 +43,34 @@ import TipLedgerTestSupport
         #expect(try harness.state(of: "2000000000000201") == "finished")
     }
 
+    /// A wrapped body the strict JSON parser refuses says why, rather than that it holds no
+    /// signedTransaction string.
+    @Test(arguments: [
+        (
+            #"{"signedTransaction":"a.b.c","extra":"# + String(repeating: "[", count: 40)
+                + String(repeating: "]", count: 40) + "}",
+            "nesting deeper than 32 at byte 68"
+        ),
+        (
+            #"{"signedTransaction":"a.b.c","signedTransaction":"d.e.f"}"#,
+            #"duplicate member "signedTransaction" at byte 29"#
+        ),
+    ])
+    func aWrappedBodyThatIsNotJSONSaysWhy(_ body: String, _ reason: String) throws {
+        let harness = try ServiceHarness()
+
+        let response = harness.post("/v1/transactions", body)
+
+        let answer = try jsonObject(response)
+        let message = answer["message"] as? String
+        #expect(response.status == 422)
+        #expect(answer["error"] as? String == "malformed_jws")
+        #expect(
+            message
+                == #"the body is not JSON: \#(reason); a transaction is posted as its JWS, or as {"signedTransaction":"<JWS>"}"#
+        )
+    }
+
     @Test func sameTransactionAgainIsADuplicateWhateverItsShape() throws {
         let harness = try ServiceHarness()
         let jws = try TestChains.transaction(id: "2000000000000202")

@@ -6,7 +6,7 @@ import TipLedgerTestSupport
 
 @testable import TipLedgerStore
 
-/// SPEC 4: numbered migrations, one transaction each, recorded in `user_version`; newer and
+/// The schema (docs/ledger.md): numbered migrations, one transaction each, recorded in `user_version`; newer and
 /// foreign databases refused.
 @Suite struct MigrationTests {
     let directory: TemporaryDirectory
@@ -42,7 +42,8 @@ import TipLedgerTestSupport
         #expect(try ledger.integer("PRAGMA application_id") == 0x5450_4C47)
         #expect(
             try ledger.texts("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") == [
-                "consumption_requests", "events", "evidence", "jws_headers", "notifications", "transactions",
+                "consumption_answers", "consumption_requests", "events", "evidence", "jws_headers", "notifications",
+                "sync_cursors", "transactions",
             ])
         #expect(
             try ledger.integer(
@@ -103,6 +104,33 @@ import TipLedgerTestSupport
 
         #expect(error.message.contains("another application"))
         #expect(try Self.schema(at: path) == before)
+    }
+
+    /// Litestream adds two tables of its own to any database it replicates, and may find a new
+    /// ledger's file before tipledger wrote its schema: those alone do not make the file another
+    /// application's.
+    @Test(arguments: [
+        (
+            tables: "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); "
+                + "CREATE TABLE _litestream_lock (id INTEGER);", refused: false
+        ),
+        (
+            tables:
+                "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); CREATE TABLE notes (body TEXT);",
+            refused: true
+        ),
+        (tables: "CREATE TABLE xlitestream_seq (id INTEGER);", refused: true),
+    ])
+    func litestreamsOwnTablesAloneLeaveTheFileANewLedger(tables: String, refused: Bool) throws {
+        try Database(path: path).execute(tables)
+        if refused {
+            let error = try #require(throws: StoreError.self) { try Ledger.open(path: path) }
+            #expect(error.message.contains("another application"))
+        } else {
+            let ledger = try Ledger.open(path: path)
+            #expect(try ledger.schemaVersion() == Migration.latestVersion)
+            #expect(try Self.pragma("application_id", at: path) == Migrator.applicationID)
+        }
     }
 
     @Test func failedMigrationLeavesThePreviousSchemaAndVersion() throws {
