@@ -135,14 +135,16 @@ enum DaemonCallbacks {
         var hosts = 0
         for field in headers {
             let (name, value) = (field.name, field.value)
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte), value.utf8.allSatisfy(isFieldValueByte) else {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte),
+                value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
+            else {
                 return badRequest("a header field's name or value has a character it may not have")
             }
-            if HTTPHeaders.namesMatch(name, "Content-Length") {
+            if FieldNames.match(name, "Content-Length") {
                 lengths.insert(value)
-            } else if HTTPHeaders.namesMatch(name, "Transfer-Encoding") {
+            } else if FieldNames.match(name, "Transfer-Encoding") {
                 encodings.append(value)
-            } else if HTTPHeaders.namesMatch(name, "Host") {
+            } else if FieldNames.match(name, "Host") {
                 hosts += 1
             }
         }
@@ -160,7 +162,7 @@ enum DaemonCallbacks {
     /// Whether a `Transfer-Encoding` value is `chunked` alone, in any case, as libmicrohttpd
     /// reads it.
     private static func isChunked(_ value: String) -> Bool {
-        value.utf8.elementsEqual("chunked".utf8) { $0 | 0x20 == $1 }
+        HTTPSyntax.equalIgnoringASCIICase(value.utf8, "chunked".utf8)
     }
 
     /// A 400 after which the connection is closed.
@@ -249,7 +251,7 @@ enum DaemonCallbacks {
         // MHD_queue_response takes its own reference; ours is dropped on every path out.
         defer { MHD_destroy_response(mhdResponse) }
 
-        for field in response.headers where !framingFields.contains(where: { HTTPHeaders.namesMatch($0, field.name) }) {
+        for field in response.headers where !framingFields.contains(where: { FieldNames.match($0, field.name) }) {
             // MHD_add_response_header copies both strings.
             guard MHD_add_response_header(mhdResponse, field.name, field.value) == .YES else { return .NO }
         }
@@ -266,29 +268,10 @@ enum DaemonCallbacks {
     private static func isSendable(_ response: HTTPResponse) -> Bool {
         guard (200...599).contains(response.status) else { return false }
         return response.headers.allSatisfy { field in
-            !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte)
-                && field.value.utf8.allSatisfy(isFieldValueByte)
+            !field.name.isEmpty && field.name.utf8.allSatisfy(HTTPSyntax.isTokenByte)
+                && field.value.utf8.allSatisfy(HTTPSyntax.isFieldValueByte)
         }
     }
-
-    /// RFC 9110 section 5.5: the bytes a field value may contain, a tab, a space, visible
-    /// characters and anything from 0x80 up; no other control character.
-    private static func isFieldValueByte(_ byte: UInt8) -> Bool {
-        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
-    }
-
-    /// RFC 9110 `tchar`: the bytes a field name may contain.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            true
-        default:
-            tokenSymbols.contains(byte)
-        }
-    }
-
-    private static let tokenSymbols = Array("!#$%&'*+-.^_`|~".utf8)
 
     // MARK: - Reading the request
 

@@ -43,7 +43,7 @@ struct ParsedHeaderSection {
                 value.upperBound <= bytes.count
             else { return false }
             guard bytes[position..<name.lowerBound].allSatisfy({ $0 == 0 }), bytes[name.upperBound] == 0,
-                bytes[(name.upperBound + 1)..<value.lowerBound].allSatisfy({ $0 == 0x20 || $0 == 0x09 })
+                bytes[(name.upperBound + 1)..<value.lowerBound].allSatisfy(HTTPSyntax.isOptionalWhitespace)
             else { return false }
             position = value.upperBound
         }

@@ -270,13 +270,15 @@ public final class TipLedgerService: Sendable {
         let fields = request.headers.values(for: "Authorization")
         // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
         // libmicrohttpd keeps it.
-        let header = fields.count == 1 ? Array(fields[0].utf8.reversed().drop(while: Self.isBlank).reversed()) : []
+        let header =
+            fields.count == 1
+            ? Array(fields[0].utf8.reversed().drop(while: HTTPSyntax.isOptionalWhitespace).reversed()) : []
         // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too; one
         // or more spaces follow it (section 11.4).
         let scheme = Array("bearer".utf8)
         let hasScheme =
             header.count > scheme.count && header[scheme.count] == 0x20
-            && zip(header, scheme).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
+            && HTTPSyntax.equalIgnoringASCIICase(header.prefix(scheme.count), scheme)
         let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
         guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
             var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
@@ -285,9 +287,6 @@ public final class TipLedgerService: Sendable {
         }
         return body()
     }
-
-    /// A space or a horizontal tab.
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
         guard UUID(uuidString: account) != nil else {
