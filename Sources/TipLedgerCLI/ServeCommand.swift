@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerHTTP
 internal import TipLedgerStore
@@ -223,22 +222,10 @@ extension ServeCommand {
 /// path (account UUIDs) are replaced, so is any segment too long for a route's (a token or a JWS
 /// sent in the path by mistake), and query strings, headers and bodies never appear.
 enum AccessLogLine {
-    /// Longest path segment logged as it is: no route's segment is longer than a UUID.
-    static let longestSegment = 36
-
     static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
-        let segments = entry.path.split(separator: "/", omittingEmptySubsequences: false)
-        // What follows "accounts" is an account however it is written (a UUID without its dashes,
-        // in capitals); so is a UUID anywhere else. The path arrives percent-decoded: a `%0A` or
-        // `%1B` in it must not start a forged line or drive the terminal, nor a `%20` split the
-        // line's fields.
-        let path = PrintableText.escaped(
-            segments.indices.map { index in
-                let segment = segments[index]
-                if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
-                if UUID(uuidString: String(segment)) != nil { return ":account" }
-                return segment.utf8.count > longestSegment ? ":long" : String(segment)
-            }.joined(separator: "/"), escapingSpaces: true)
+        // The path arrives percent-decoded: a `%0A` or `%1B` in it must not start a forged line
+        // or drive the terminal, nor a `%20` split the line's fields.
+        let path = PrintableText.escaped(entry.loggedPath, escapingSpaces: true)
         let milliseconds = Double(entry.durationMicroseconds) / 1000
         let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
         let method = PrintableText.escaped(entry.method, escapingSpaces: true).prefix(20)

@@ -73,46 +73,9 @@ public final class TipLedgerService: Sendable {
     public func countTransportAnswer(_ entry: AccessLogEntry) {
         guard !entry.handled else { return }
         metrics.countRequest(
-            route: Self.routeName(entry.path), status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6)
+            route: Route(path: entry.path).name, status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6
+        )
     }
-
-    /// The resources served, parsed from a request's path.
-    enum Route {
-        case notifications, transactions, report, healthz, metrics, unknown
-        /// `/v1/accounts/{account}/transactions`.
-        case accounts(String)
-
-        init(path: String) {
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-            switch parts {
-            case ["v1", "notifications"]: self = .notifications
-            case ["v1", "transactions"]: self = .transactions
-            case let parts
-            where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
-                self = .accounts(parts[2])
-            case ["v1", "report"]: self = .report
-            case ["healthz"]: self = .healthz
-            case ["metrics"]: self = .metrics
-            default: self = .unknown
-            }
-        }
-
-        /// The metrics label: one of a fixed set, whatever the path.
-        var name: String {
-            switch self {
-            case .notifications: "notifications"
-            case .transactions: "transactions"
-            case .accounts: "accounts"
-            case .report: "report"
-            case .healthz: "healthz"
-            case .metrics: "metrics"
-            case .unknown: "unknown"
-            }
-        }
-    }
-
-    /// The metrics label of a path.
-    static func routeName(_ path: String) -> String { Route(path: path).name }
 
     /// The route name (the metrics label) and the response.
     private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
