@@ -1,10 +1,9 @@
-internal import FoundationEssentials
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
 public import TipLedgerCore
-internal import TipLedgerCrypto
 public import TipLedgerStore
 
-/// The HTTP API of SPEC section 6 as a pure function from request to response: testable without
+/// The HTTP API (docs/http.md) as a pure function from request to response: testable without
 /// sockets, served by `HTTPServer`.
 ///
 /// The statuses of the API's answers are decided here in one place: 200 for what was applied,
@@ -17,7 +16,8 @@ public final class TipLedgerService: Sendable {
     public let verifier: Verifier
     public let ledger: Ledger
     public let metrics: ServiceMetrics
-    let apiToken: [UInt8]?
+    /// The query routes' credential; nil when no API token is configured.
+    let authorization: BearerAuthorization?
     let catalog: StoreKitCatalog?
     let finishesTransactions: Bool
     /// The environments the query routes keep to when a request names none; nil for all.
@@ -44,7 +44,7 @@ public final class TipLedgerService: Sendable {
     ) {
         self.verifier = verifier
         self.ledger = ledger
-        self.apiToken = apiToken.map { Array($0.utf8) }
+        self.authorization = apiToken.map(BearerAuthorization.init(token:))
         self.catalog = catalog
         self.finishesTransactions = finishesTransactions
         self.queryEnvironments = queryEnvironments
@@ -84,7 +84,7 @@ public final class TipLedgerService: Sendable {
         let response: HTTPResponse
         /// The answer of a route that takes no parameters, unless the request has some.
         func parameterless(_ answer: () -> HTTPResponse) -> HTTPResponse {
-            Self.refusal(of: request.query, takes: [], route: route.name) ?? answer()
+            request.query.refusal(takes: [], route: route.name) ?? answer()
         }
         switch route {
         case .notifications:
@@ -220,42 +220,16 @@ public final class TipLedgerService: Sendable {
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
     /// HEAD, and needs the token.
     private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let apiToken else { return Self.notFound }
-        return method == "GET" ? authorized(request, token: apiToken, body) : Self.methodNotAllowed("GET")
-    }
-
-    /// Runs `body` when the request carries `apiToken`, the configured bearer token; 401
-    /// otherwise.
-    private func authorized(_ request: HTTPRequest, token apiToken: [UInt8], _ body: () -> HTTPResponse)
-        -> HTTPResponse
-    {
-        // Two Authorization fields (a proxy adding one to the client's) name no one credential.
-        let fields = request.headers.values(for: "Authorization")
-        // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
-        // libmicrohttpd keeps it.
-        let header =
-            fields.count == 1
-            ? Array(fields[0].utf8.reversed().drop(while: HTTPSyntax.isOptionalWhitespace).reversed()) : []
-        // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too; one
-        // or more spaces follow it (section 11.4).
-        let scheme = Array("bearer".utf8)
-        let hasScheme =
-            header.count > scheme.count && header[scheme.count] == 0x20
-            && HTTPSyntax.equalIgnoringASCIICase(header.prefix(scheme.count), scheme)
-        let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
-        guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
-            var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
-            response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
-            return response
-        }
-        return body()
+        guard let authorization else { return Self.notFound }
+        guard method == "GET" else { return Self.methodNotAllowed("GET") }
+        return authorization.admits(request.headers) ? body() : BearerAuthorization.challenge
     }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
         guard UUID(uuidString: account) != nil else {
             return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
-        if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {
+        if let refusal = request.query.refusal(takes: Self.restoreParameters, route: "restore") {
             return refusal
         }
         var includeAll = false
@@ -283,23 +257,6 @@ public final class TipLedgerService: Sendable {
     static let reportParameters: Set<String> = ["by", "since", "until", "environment", "commission"]
     static let restoreParameters: Set<String> = ["all", "environment"]
 
-    /// A 400 for a parameter the route does not take, or one given twice (which of its values
-    /// counts is anybody's guess); nil when the query is fine.
-    private static func refusal(of query: HTTPQuery, takes parameters: Set<String>, route: String) -> HTTPResponse? {
-        var seen: Set<String> = []
-        for item in query {
-            guard parameters.contains(item.name) else {
-                let takes = parameters.isEmpty ? "none" : parameters.sorted().joined(separator: ", ")
-                return .error(
-                    .invalidParameter, "unknown parameter '\(item.name.prefix(40))'; the \(route) route takes \(takes)")
-            }
-            guard seen.insert(item.name).inserted else {
-                return .error(.invalidParameter, "\(item.name) is given more than once")
-            }
-        }
-        return nil
-    }
-
     /// The environments a query keeps to (nil for all of them).
     private struct EnvironmentScope {
         let environments: [AppStoreEnvironment]?
@@ -318,7 +275,7 @@ public final class TipLedgerService: Sendable {
         .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
 
     private func report(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {
+        if let refusal = request.query.refusal(takes: Self.reportParameters, route: "report") {
             return refusal
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
