@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 public import TipLedgerCore
 public import TipLedgerStore
 
@@ -226,7 +225,7 @@ public final class TipLedgerService: Sendable {
     }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
-        guard UUID(uuidString: account) != nil else {
+        guard PayloadReader.isUUID(account) else {
             return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
         if let refusal = request.query.refusal(takes: Self.restoreParameters, route: "restore") {
