@@ -9,26 +9,44 @@ internal import CMicroHTTPD
 /// entered from a foreign thread. The callbacks reach only `DaemonContext` (Sendable) and the
 /// request's own `RequestContext`, which libmicrohttpd never hands to two threads at once.
 enum DaemonCallbacks {
-    /// `MHD_AccessHandlerCallback`: called once when the headers are in (`*con_cls` still NULL),
-    /// once per piece of body (`*upload_data_size` > 0), and once more with no data when the
-    /// whole request has arrived. The manual: "The response cannot be queued when this callback
-    /// is called to process the client upload data", so answers are queued only on the first or
-    /// the last call. Returning `MHD_NO` closes the connection without an answer.
+    /// `MHD_OPTION_URI_LOG_CALLBACK`: called once per request as soon as its request line is
+    /// read, with the target as it came, before libmicrohttpd parses it in place ("log callback
+    /// before we modify URI *or* args", connection.c): the one moment its bytes can be counted.
+    /// What it returns becomes the request's `*con_cls`, and libmicrohttpd calls the completion
+    /// callback for every request it was called for.
+    static let requestLineRead: TLURILogCallback = { _, target, _ in
+        var allowed = 0
+        // The target ends at the NUL libmicrohttpd put over the space before the version, and
+        // a NUL is no byte a request line may hold: the count stops there at the latest.
+        if let target {
+            while HTTPSyntax.isRequestLineByte(UInt8(bitPattern: target[allowed])) { allowed += 1 }
+        }
+        // The slot owns a +1 on the request; `requestCompleted` releases it.
+        return Unmanaged.passRetained(RequestContext(targetBytesAllowed: allowed)).toOpaque()
+    }
+
+    /// `MHD_AccessHandlerCallback`: called once when the headers are in (the request's head is
+    /// still nil), once per piece of body (`*upload_data_size` > 0), and once more with no data
+    /// when the whole request has arrived. The manual: "The response cannot be queued when this
+    /// callback is called to process the client upload data", so answers are queued only on the
+    /// first or the last call. Returning `MHD_NO` closes the connection without an answer.
     static let accessHandler: MHD_AccessHandlerCallback = {
         contextPointer, connection, url, method, version, uploadData, uploadDataSize, requestSlot in
-        guard let contextPointer, let connection, let uploadDataSize, let requestSlot else { return .NO }
+        // No request context: `requestLineRead` makes one for every request.
+        guard let contextPointer, let connection, let uploadDataSize, let slot = requestSlot?.pointee else {
+            return .NO
+        }
         // Borrowed: HTTPServer owns the context and outlives the daemon.
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
-
-        guard let slot = requestSlot.pointee else {
-            context.deadlines.headersArrived(connection)
-            return begin(
-                MHDConnection(pointer: connection), url: url, method: method, version: version,
-                requestSlot: requestSlot, context: context)
-        }
         // Borrowed: the slot keeps the +1 until the completion callback.
         let request = Unmanaged<RequestContext>.fromOpaque(slot).takeUnretainedValue()
 
+        guard let head = request.head else {
+            context.deadlines.headersArrived(connection)
+            return begin(
+                MHDConnection(pointer: connection), url: url, method: method, version: version, request: request,
+                context: context)
+        }
         let size = uploadDataSize.pointee
         if size > 0 {
             // Every byte is marked consumed so libmicrohttpd keeps reading. A body trickling in
@@ -39,26 +57,29 @@ enum DaemonCallbacks {
             let data = UnsafeRawBufferPointer(start: uploadData, count: size)
             return context.bodyLimit.receive(data, into: request) ? .YES : .NO
         }
-        return finish(MHDConnection(pointer: connection), request: request, context: context)
+        return finish(MHDConnection(pointer: connection), request: request, head: head, context: context)
     }
 
     /// `MHD_RequestCompletedCallback`: libmicrohttpd is done with the request (answered, failed,
-    /// timed out or shut down). Called once per request that reached `accessHandler`.
+    /// timed out or shut down). Called once per request `requestLineRead` saw.
     static let requestCompleted: MHD_RequestCompletedCallback = {
         contextPointer, connection, requestSlot, termination in
         guard let contextPointer, let requestSlot, let slot = requestSlot.pointee else { return }
         requestSlot.pointee = nil
-        // Takes back the +1 `begin` gave the slot; the request context is freed when this scope ends.
+        // Takes back the +1 `requestLineRead` gave the slot; the request context is freed when
+        // this scope ends.
         let request = Unmanaged<RequestContext>.fromOpaque(slot).takeRetainedValue()
+        // Ended before its headers were in: never counted in flight, never answered by us.
+        guard let head = request.head else { return }
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
         if let connection { context.deadlines.requestEnded(connection) }
         if let status = request.status, let log = context.accessLog {
             log(
                 AccessLogEntry(
-                    method: request.method, path: request.path, status: status, handled: request.handled,
+                    method: head.method, path: head.path, status: status, handled: request.handled,
                     responseBytes: request.responseBytes, requestBytes: request.body.count,
-                    durationMicroseconds: microseconds(request.started.duration(to: .now)),
-                    remoteAddress: request.remoteAddress,
+                    durationMicroseconds: microseconds(head.started.duration(to: .now)),
+                    remoteAddress: head.remoteAddress,
                     completed: termination == .REQUEST_TERMINATED_COMPLETED_OK))
         }
         // Last, so that `stop` returning means every drained request has also been logged.
@@ -81,33 +102,36 @@ enum DaemonCallbacks {
 
     // MARK: - The first and the last call of a request
 
-    /// First call: the headers are in. Records the request, then refuses it at once, before the
-    /// client sends a body, when its header section breaks a rule or it declares a body over
-    /// the limit.
+    /// First call: the headers are in. Records the request's head, then refuses it at once,
+    /// before the client sends a body, when its request line or header section breaks a rule or
+    /// it declares a body over the limit.
     private static func begin(
         _ connection: MHDConnection, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-        version: UnsafePointer<CChar>?, requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
-        context: DaemonContext
+        version: UnsafePointer<CChar>?, request: RequestContext, context: DaemonContext
     ) -> MHD_Result {
         let fields = connection.pairs(.HEADER_KIND)
-        let request = RequestContext(
+        let head = RequestContext.Head(
             method: method.map { String(cString: $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "",
             remoteAddress: connection.remoteAddress,
             headers: HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.keyText, value: $0.valueText) }),
             started: .now)
+        request.head = head
         context.inFlight.enter()
-        // The slot now owns a +1 on the request; `requestCompleted` releases it.
-        requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
 
+        let section = connection.headerSection(
+            method: method, url: url, version: version, targetBytesAllowed: request.targetBytesAllowed,
+            fields: fields)
         let refusal: HTTPResponse?
-        if !connection.headerSection(method: method, version: version, fields: fields).hidesNothing {
+        if !section.requestLineIsClean {
+            refusal = RequestFraming.forbiddenRequestLineByte
+        } else if !section.hidesNothing {
             refusal = RequestFraming.hiddenBytes
         } else if let broken = RequestFraming.refusal(
-            of: request.headers, version: version.map { String(cString: $0) } ?? "")
+            of: head.headers, version: version.map { String(cString: $0) } ?? "")
         {
             refusal = broken
-        } else if context.bodyLimit.refusesDeclaredLength(in: request.headers) {
+        } else if context.bodyLimit.refusesDeclaredLength(in: head.headers) {
             request.tooLarge = true
             refusal = context.bodyLimit.response
         } else {
@@ -119,9 +143,9 @@ enum DaemonCallbacks {
 
     /// Last call: the whole request is in. Answers 413 for a body that grew past the limit,
     /// otherwise calls the handler.
-    private static func finish(_ connection: MHDConnection, request: RequestContext, context: DaemonContext)
-        -> MHD_Result
-    {
+    private static func finish(
+        _ connection: MHDConnection, request: RequestContext, head: RequestContext.Head, context: DaemonContext
+    ) -> MHD_Result {
         context.deadlines.requestArrived(connection.pointer)
         // Refused at the headers: the answer is queued already.
         if request.status != nil { return .YES }
@@ -129,11 +153,11 @@ enum DaemonCallbacks {
             return queue(context.bodyLimit.response, on: connection, for: request, context: context)
         }
         let httpRequest = HTTPRequest(
-            method: request.method, path: request.path,
+            method: head.method, path: head.path,
             query: HTTPQuery(
                 connection.pairs(.GET_ARGUMENT_KIND).map { HTTPQuery.Item(name: $0.keyText, value: $0.valueText) }),
-            headers: request.headers,
-            body: request.body, remoteAddress: request.remoteAddress)
+            headers: head.headers,
+            body: request.body, remoteAddress: head.remoteAddress)
         request.handled = true
         let response = context.handler(httpRequest)
         return queue(response, on: connection, for: request, context: context)

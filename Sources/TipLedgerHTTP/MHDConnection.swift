@@ -44,14 +44,18 @@ struct MHDConnection {
 
     /// The request's header section as libmicrohttpd left it in its read buffer, from the
     /// method (where the request line starts) for `MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`
-    /// bytes, with the header `fields` located in it. A NULL pointer (libmicrohttpd gives none
-    /// here) is placed before the section, which `hidesNothing` refuses.
+    /// bytes, with the request line's parts (`url` is where the target starts) and the header
+    /// `fields` located in it. A NULL pointer (libmicrohttpd gives none here) is placed before
+    /// the section, which `requestLineIsClean` and `hidesNothing` refuse.
     func headerSection(
-        method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, fields: [Pair]
+        method: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        targetBytesAllowed: Int, fields: [Pair]
     ) -> ParsedHeaderSection {
         guard let method, let version else {
             return ParsedHeaderSection(
-                bytes: UnsafeRawBufferPointer(start: nil, count: 0), requestLineEnd: -1, fields: [])
+                bytes: UnsafeRawBufferPointer(start: nil, count: 0),
+                requestLine: .init(methodEnd: -1, targetStart: -1, versionStart: -1, end: -1),
+                targetBytesAllowed: targetBytesAllowed, fields: [])
         }
         let start = UnsafeRawPointer(method)
         func offset(_ pointer: UnsafePointer<CChar>?) -> Int {
@@ -59,7 +63,10 @@ struct MHDConnection {
         }
         return ParsedHeaderSection(
             bytes: UnsafeRawBufferPointer(start: start, count: tl_mhd_request_header_size(pointer)),
-            requestLineEnd: offset(version) + strlen(version),
+            requestLine: .init(
+                methodEnd: strlen(method), targetStart: offset(url), versionStart: offset(version),
+                end: offset(version) + strlen(version)),
+            targetBytesAllowed: targetBytesAllowed,
             fields: fields.map { field in
                 let (name, value) = (offset(field.key), offset(field.value))
                 return ParsedHeaderSection.Field(

@@ -5,6 +5,12 @@
 /// smuggling): a proxy in front must not be able to read the request otherwise than
 /// libmicrohttpd does. docs/http.md lists them for clients.
 enum RequestFraming {
+    /// The 400 for a request line holding a byte no request line may (`HTTPSyntax`), which
+    /// `ParsedHeaderSection` finds where libmicrohttpd hands over text cut short.
+    static var forbiddenRequestLineByte: HTTPResponse {
+        badRequest("the request line has a character it may not have")
+    }
+
     /// The 400 for a header section whose bytes `ParsedHeaderSection` finds hidden from the
     /// fields libmicrohttpd hands over.
     static var hiddenBytes: HTTPResponse { badRequest("a header field's value has a character it may not have") }

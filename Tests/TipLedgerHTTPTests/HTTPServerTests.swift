@@ -206,6 +206,51 @@ import TipLedgerHTTP
         #expect(handler.recorder.entries.map(\.status) == [400])
     }
 
+    /// A byte no request line may hold is refused with the connection, as one in a field value
+    /// is: libmicrohttpd hands the method and target over cut at a NUL (`/metrics\0.css` would
+    /// be routed as `/metrics`), and a proxy may split the line at a tab or another control.
+    @Test(arguments: [
+        "GET /metrics\u{0}.css", "GET /echo?q=1\u{0}&r=2", "GET /echo\u{0}", "GET \u{0}/echo", "GE\u{0}T /echo",
+        "GET /ec\u{1}ho", "GET /echo\tx", "GET /echo\rx", "GET /echo?q=\u{1B}[2J", "GET /echo\u{7F}",
+        "G\u{1}T /echo",
+    ])
+    func aByteNoRequestLineMayHoldIsABadRequest(_ line: String) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send(
+            "\(line) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let response = try connection.readResponse()
+
+        #expect(response.status == 400)
+        #expect(response.bodyText.hasPrefix(#"{"error":"bad_request","message":"the request line"#))
+        #expect(connection.waitForClose())
+        server.stop()
+        #expect(handler.recorder.requests.isEmpty)
+        #expect(handler.recorder.entries.map(\.status) == [400])
+    }
+
+    /// What the request-line check must let through: percent-encoded controls (decoded, or
+    /// left encoded for %00), bytes from 0x80 up, a space libmicrohttpd reads inside the target,
+    /// spaces after the method, and an empty query.
+    @Test(arguments: [
+        ("GET /a%0Ab?q=%01&r=%00 HTTP/1.1", "/a\nb"), ("GET /café HTTP/1.1", "/café"), ("GET /a b HTTP/1.1", "/a b"),
+        ("GET   /a HTTP/1.1", "/a"), ("GET /a? HTTP/1.1", "/a"), ("OPTIONS * HTTP/1.1", "*"),
+    ])
+    func wellFormedRequestLinesPassTheCheck(_ line: String, _ path: String) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send("\(line)\r\nHost: x\r\n\r\n")
+
+        #expect(try connection.readResponse().status == 200)
+        #expect(handler.recorder.requests.map(\.path) == [path])
+    }
+
     /// What the NUL check must let through: bare LF line endings, empty and padded values,
     /// bytes from 0x80 up, a request without fields, empty lines before a request, and the
     /// second of two requests sent together.

@@ -146,7 +146,9 @@ import TipLedgerTestSupport
         #expect(stopped == 0, "\(service.diagnostics)")
 
         #expect(statuses == [404, 404, 404, 404])
-        #expect(oddMethod == 405)
+        // A control character in the method is refused with the request line; the refusal's
+        // log line escapes it all the same.
+        #expect(oddMethod == 400)
         let errors = service.child.errors.text
         #expect(!errors.contains("\u{1B}"))
         #expect(!errors.contains("\r"))
