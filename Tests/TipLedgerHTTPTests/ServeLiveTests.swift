@@ -90,11 +90,9 @@ import TipLedgerTestSupport
         #expect(afterHead.bodyText == #"{"status":"ok"}"#)
         #expect(healthyWhileServing == 0)
 
-        let clock = ContinuousClock()
-        let signalled = clock.now
         #expect(service.stop(SIGTERM) == 0)
-        #expect(clock.now - signalled < .seconds(10))
         #expect(service.child.errors.text.contains("received signal 15"))
+        // Not "stopped; some requests did not finish in time": nothing kept the drain waiting.
         #expect(service.child.errors.lines.last == "stopped")
         #expect(try service.healthStatus() == 1)
         #expect(throws: LoopbackError.connectFailed(ECONNREFUSED)) { _ = try service.connect() }
