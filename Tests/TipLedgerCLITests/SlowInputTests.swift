@@ -23,17 +23,15 @@ import Testing
             try process.run()
             defer { if process.isRunning { process.terminate() } }
 
-            // 300 lines, more than the first batch and fewer than a commit's worth, and the first
-            // half of the next one a moment later (as a pipe may deliver a long line in parts),
-            // while verify waits to see whether more input comes; then a pause, in the middle of
-            // a line. The answers must not wait for the rest of it.
+            // 300 lines, more than the first batch and fewer than a commit's worth, then the
+            // first half of the next one (as a pipe may deliver a long line in parts), then a
+            // pause, in the middle of a line. The answers must not wait for the rest of it.
             let first = 300
             let next = Array(tips.lines[first].utf8)
             let writer = input.fileHandleForWriting
             let written = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
                 writer.write(Data((tips.lines[..<first].joined(separator: "\n") + "\n").utf8))
-                Thread.sleep(forTimeInterval: 0.05)
                 writer.write(Data(next[..<(next.count / 2)]))
                 written.signal()
             }

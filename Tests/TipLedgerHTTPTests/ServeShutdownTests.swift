@@ -101,7 +101,7 @@ extension ServeLiveTests {
         }
 
         service.child.send(SIGTERM)
-        #expect(service.child.errors.wait(upTo: .seconds(10)) { $0.contains("received signal 15") })
+        #expect(service.child.errors.wait(upTo: .seconds(60)) { $0.contains("received signal 15") })
         // Impatience (a second SIGTERM, a Ctrl-C) during the drain changes nothing.
         service.child.send(SIGTERM)
         service.child.send(SIGINT)
