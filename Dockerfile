@@ -36,7 +36,7 @@ RUN --mount=type=secret,id=ca-certificates \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libsqlite3-0 libssl3 libmicrohttpd12 \
+    && apt-get install -y --no-install-recommends libsqlite3-0 libssl3 libmicrohttpd12 libcurl4 ca-certificates \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --system --gid 10001 tipledger \
     && useradd --system --uid 10001 --gid tipledger --home-dir /data --shell /usr/sbin/nologin tipledger \

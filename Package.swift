@@ -35,7 +35,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "TipLedgerCLI",
-            dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
+            dependencies: [
+                "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP", "TipLedgerAppStoreAPI",
+            ],
             swiftSettings: strict),
         .target(
             name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
@@ -49,6 +51,10 @@ let package = Package(
             name: "TipLedgerAPITestSupport",
             dependencies: ["TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerCore", "TipLedgerCrypto"],
             path: "Tests/TipLedgerAPITestSupport", swiftSettings: strict),
+        .executableTarget(
+            name: "fake-app-store",
+            dependencies: ["TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerCore"],
+            path: "Tests/FakeAppStoreTool", swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
             swiftSettings: strict),
@@ -62,14 +68,15 @@ let package = Package(
         .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [
-                "TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto",
+                "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore",
+                "TipLedgerCrypto",
             ],
             swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCLITests",
             dependencies: [
-                "TipLedgerTestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore",
-                "TipLedgerHTTP",
+                "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto",
+                "TipLedgerStore", "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(

@@ -84,15 +84,18 @@ extension AppStoreServerAPIClient {
     }
 
     /// Send Consumption Information (v2): answers a consumption request about a transaction.
-    /// One request (`PUT /inApps/v2/transactions/consumption/{transactionId}`); Apple answers 202.
+    /// One request (`PUT /inApps/v2/transactions/consumption/{transactionId}`); returns Apple's
+    /// status, 202 when it took the answer.
     ///
     /// - Throws: `invalidRequest` at once for a body Apple would refuse.
+    @discardableResult
     public func sendConsumptionInformation(transactionId: String, _ request: ConsumptionRequest)
-        throws(AppStoreAPIError)
+        throws(AppStoreAPIError) -> Int
     {
         let id = try Self.pathParameter(transactionId, "transaction id")
-        _ = try send(
-            .sendConsumptionInformation, path: "/inApps/v2/transactions/consumption/\(id)", body: try request.body())
+        return try exchange(
+            .sendConsumptionInformation, path: "/inApps/v2/transactions/consumption/\(id)", body: try request.body()
+        ).status
     }
 
     /// Request a Test Notification: Apple sends a `TEST` notification to the app's server URL.

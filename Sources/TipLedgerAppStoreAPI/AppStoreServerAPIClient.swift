@@ -19,16 +19,21 @@ public final class AppStoreServerAPIClient: Sendable {
     let transport: HTTPSTransport
     let limiter: RateLimiter
     private let baseURL: String
+    /// Told of every exchange, retries included, on the calling thread.
+    private let observer: @Sendable (APIExchange) -> Void
 
     /// The PEM of the extra certificate authorities is at most this large.
     static let maximumCertificateAuthorityFileBytes = 1 << 20
 
     /// Checks `configuration` and reads its extra CA file; sends nothing.
     ///
+    /// - Parameter observer: told of every exchange (each attempt of a call) once it ended, on
+    ///   the calling thread: for metrics, and to say why a call waits.
     /// - Throws: `invalidConfiguration` when a setting cannot work or the CA file cannot be read
     ///   or holds no certificate.
     public init(
-        credentials: AppStoreAPICredentials, configuration: AppStoreAPIConfiguration, clock: APIClock = .system
+        credentials: AppStoreAPICredentials, configuration: AppStoreAPIConfiguration, clock: APIClock = .system,
+        observer: @escaping @Sendable (APIExchange) -> Void = { _ in }
     ) throws(AppStoreAPIError) {
         try configuration.validate()
         var extra: [UInt8]? = nil
@@ -41,6 +46,7 @@ public final class AppStoreServerAPIClient: Sendable {
         self.baseURL = configuration.resolvedBaseURL
         self.transport = HTTPSTransport(configuration: configuration, extraCertificateAuthorities: extra)
         self.limiter = RateLimiter(environment: configuration.environment)
+        self.observer = observer
     }
 
     /// The PEM file at `path`, once it is known to hold certificates.
@@ -69,6 +75,13 @@ public final class AppStoreServerAPIClient: Sendable {
     func send(_ endpoint: Endpoint, path: String, query: [(String, String)] = [], body: [UInt8]? = nil)
         throws(AppStoreAPIError) -> [UInt8]
     {
+        try exchange(endpoint, path: path, query: query, body: body).body
+    }
+
+    /// `send`, returning the 2xx status of Apple's answer with its body.
+    func exchange(_ endpoint: Endpoint, path: String, query: [(String, String)] = [], body: [UInt8]? = nil)
+        throws(AppStoreAPIError) -> (status: Int, body: [UInt8])
+    {
         let url = baseURL + path + Self.queryString(query)
         var attempt = 1
         while true {
@@ -79,12 +92,17 @@ public final class AppStoreServerAPIClient: Sendable {
                 let response = try transport.perform(
                     HTTPSTransport.Request(
                         method: endpoint.method, url: url, headers: try headers(), body: body))
-                if (200..<300).contains(response.status) { return response.body }
+                if (200..<300).contains(response.status) {
+                    observe(endpoint, status: response.status)
+                    return (response.status, response.body)
+                }
                 failure = Self.failure(of: response, endpoint: endpoint, now: clock.now())
+                observe(endpoint, status: response.status, retryAt: failure.retryAt)
             } catch {
                 failure = AppStoreAPIError(
                     error.code, "\(endpoint.name): \(error.message)", hint: error.hint, status: error.status,
                     apple: error.apple, retryAt: error.retryAt)
+                observe(endpoint, failure: error.code)
             }
             // A 429 holds its endpoint until Apple's time, for this call's next attempt and for
             // other calls alike; one whose time is beyond the bound is not retried.
@@ -97,6 +115,15 @@ public final class AppStoreServerAPIClient: Sendable {
             if retryAfter == nil { clock.sleep(for: backoff(attempt)) }
             attempt += 1
         }
+    }
+
+    private func observe(
+        _ endpoint: Endpoint, status: Int? = nil, failure: AppStoreAPIError.Code? = nil, retryAt: AppleDate? = nil
+    ) {
+        observer(
+            APIExchange(
+                endpoint: endpoint.label, endpointName: endpoint.name, status: status, failure: failure,
+                retryAt: retryAt))
     }
 
     /// A 429's `Retry-After` when it is no further away than `maximumRetryAfter`, else nil.

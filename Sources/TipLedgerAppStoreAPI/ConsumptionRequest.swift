@@ -42,11 +42,11 @@ public struct ConsumptionRequest: Sendable, Equatable {
         self.refundPreference = refundPreference
     }
 
-    /// The JSON body.
+    /// The JSON body, as it is sent.
     ///
     /// - Throws: `invalidRequest` for a percentage Apple refuses: outside 0…100000, above 0 for
     ///   an undelivered purchase, or none, 0 or 100000 with a prorated refund preferred.
-    func body() throws(AppStoreAPIError) -> [UInt8] {
+    public func body() throws(AppStoreAPIError) -> [UInt8] {
         if let percentage = consumptionPercentage {
             guard (0...100_000).contains(percentage) else {
                 throw AppStoreAPIError(.invalidRequest, "the consumption percentage \(percentage) is not in 0…100000")

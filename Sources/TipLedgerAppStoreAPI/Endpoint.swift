@@ -25,6 +25,20 @@ enum Endpoint: Sendable, CaseIterable {
         }
     }
 
+    /// The endpoint's label in metrics and scripts, e.g. `get_notification_history`.
+    var label: String {
+        switch self {
+        case .getTransactionInfo: "get_transaction_info"
+        case .getTransactionHistory: "get_transaction_history"
+        case .getNotificationHistory: "get_notification_history"
+        case .lookUpOrderId: "look_up_order_id"
+        case .getRefundHistory: "get_refund_history"
+        case .sendConsumptionInformation: "send_consumption_information"
+        case .requestTestNotification: "request_test_notification"
+        case .getTestNotificationStatus: "get_test_notification_status"
+        }
+    }
+
     var method: String {
         switch self {
         case .getTransactionInfo, .getTransactionHistory, .lookUpOrderId, .getRefundHistory,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerAppStoreAPI
 public import TipLedgerCore
 internal import TipLedgerCrypto
 internal import TipLedgerStore
@@ -17,7 +18,7 @@ public enum CLI {
         [
             VerifyCommand.self, FinishCommand.self, PendingCommand.self, RestoreCommand.self, ReportCommand.self,
             MigrateCommand.self, ReverifyCommand.self, BackupCommand.self, ServeCommand.self, HealthCommand.self,
-            TestkitCommand.self,
+            SyncCommand.self, LookupCommand.self, ConsumptionCommand.self, NotifyTestCommand.self, TestkitCommand.self,
         ]
     }
 
@@ -62,6 +63,7 @@ public enum CLI {
                 .ioError, "the ledger is damaged: \(error.message) (SQLite code \(error.code))",
                 hint: StoreError.damageHint)
         case let error as StoreError: CLIError(.ioError, error.description, hint: error.hint)
+        case let error as AppStoreAPIError: error.cliError
         default: CLIError(.internalError, "internal error: \(error)")
         }
     }
@@ -172,7 +174,8 @@ public enum CLI {
 
             Run 'tipledger <command> --help' for a command's options.
             Exit status: 0 success, 1 an input was rejected, 64 usage or configuration error
-            (a malformed --catalog file too), 70 internal error, 74 database or file error.
+            (a malformed --catalog file too), 69 the App Store Server API failed, 70 internal
+            error, 74 database or file error.
 
             """
     }

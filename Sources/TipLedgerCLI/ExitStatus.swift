@@ -8,6 +8,8 @@ public enum ExitStatus: Int32, Sendable {
     case rejected = 1
     /// Bad usage or configuration (`EX_USAGE`).
     case usage = 64
+    /// The App Store Server API could not be reached, or failed to answer (`EX_UNAVAILABLE`).
+    case unavailable = 69
     /// An internal error (`EX_SOFTWARE`).
     case internalError = 70
     /// The database or a file could not be read or written (`EX_IOERR`).

@@ -38,9 +38,9 @@ struct GlobalOptions {
     var replicated = false
 
     /// The global options that take a value (so that value is never read as the command).
-    static let valueOptions: Set<String> = [
+    static let valueOptions: Set<String> = Set([
         "--db", "--bundle-id", "--environment", "--app-apple-id", "--root", "--keys", "--catalog", "--format",
-    ]
+    ]).union(APIOptions.valueOptions)
 
     static let usage = """
         Global options (all but --format also read from the environment; a flag wins):

@@ -42,18 +42,29 @@ struct ServeCommand: Command {
                                   close a connection whose next request's headers are not
                                   all in this long after it opened or its last answer,
                                   however they trickle (default 10)
+          --sync-interval TIME    with App Store Server API credentials: sweep Apple's
+                                  notification history this often, as 'sync' does (30s,
+                                  15m, 1h; 0 for never) [TIPLEDGER_SYNC_INTERVAL]
+                                  (default 1h); consumption requests are answered as they
+                                  come when customers consented
 
-        """
+        """ + "\n" + ConsumptionPolicy.usage + "\n\n" + APIOptions.usage + "\n"
 
     let configuration: HTTPServerConfiguration
     let tokenFile: String?
     let finish: Bool
+    let api: APIOptions
+    let consumption: ConsumptionPolicy.Flags
+    let syncInterval: String?
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
         let listen = try Self.listenAddress(&scanner, globals: globals, command: Self.name)
         tokenFile = try scanner.value("--api-token-file")
         finish = !scanner.flag("--no-finish")
+        api = try APIOptions(parsing: &scanner)
+        consumption = try ConsumptionPolicy.Flags(parsing: &scanner)
+        syncInterval = try scanner.value("--sync-interval")
         var configuration = HTTPServerConfiguration(listenAddress: listen)
         if let threads = try scanner.integer("--threads", in: 1...256) { configuration.workerThreads = threads }
         let connections = 1...HTTPServerConfiguration.largestConnectionLimit
@@ -135,15 +146,31 @@ struct ServeCommand: Command {
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
         let catalog = try context.globals.loadCatalog()
+        let metrics = ServiceMetrics()
+        let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
         // 503 soon so the App Store retries, rather than holding the request.
         let ledger = try context.openLedger(.record, busyTimeout: .seconds(5))
         let terminal = context.terminal
+        let sync = appStore.map { setup in
+            ServeSync(
+                connection: setup.connection, intake: SignedPayloadIntake(verifier: verifier, ledger: ledger),
+                answerer: setup.policy.customersConsented
+                    ? ConsumptionAnswerer(ledger: ledger, policy: setup.policy) : nil,
+                interval: setup.interval, metrics: metrics, clock: context.clock, log: { terminal.errorLine($0) })
+        }
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             catalog: catalog, finishesTransactions: finish, queryEnvironments: context.globals.givenEnvironments,
-            clock: context.clock,
-            log: { terminal.errorLine("error: \($0)") })
+            clock: context.clock, metrics: metrics,
+            log: { terminal.errorLine("error: \($0)") },
+            notificationRecorded: { notification, result in
+                if notification.rawNotificationType == NotificationType.consumptionRequest.rawValue,
+                    result.outcome == .applied
+                {
+                    sync?.consumptionRequested()
+                }
+            })
         let clock = context.clock
         let listen = configuration.listenAddress
         var configuration = configuration
@@ -176,6 +203,8 @@ struct ServeCommand: Command {
             terminal.errorLine(
                 "no API token: restore and report answer 404; give one with --api-token-file or TIPLEDGER_API_TOKEN")
         }
+        if let appStore { terminal.errorLine(appStore.summary) }
+        sync?.start()
 
         var received: Int32 = 0
         while sigwait(&signals, &received) != 0 {}
@@ -185,6 +214,7 @@ struct ServeCommand: Command {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         terminal.errorLine("received signal \(received): finishing requests in flight")
+        sync?.stop(upTo: .seconds(10))
         let drained = server.stop(gracePeriod: .seconds(10))
         terminal.errorLine(drained ? "stopped" : "stopped; some requests did not finish in time")
         return .success

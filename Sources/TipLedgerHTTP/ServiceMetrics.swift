@@ -17,6 +17,8 @@ public final class ServiceMetrics: Sendable {
         var verifications: [String: Int] = [:]  // "ok" or an error code
         var notifications: [String: Int] = [:]  // notification type
         var latency: [String: Histogram] = [:]  // by route
+        var apiCalls: [String: Int] = [:]  // "endpoint status"
+        var lastSweep: [String: Int64] = [:]  // environment: milliseconds since 1970
     }
 
     private struct Histogram {
@@ -53,6 +55,17 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.notifications[type, default: 0] += 1 }
     }
 
+    /// Counts one exchange with the App Store Server API: its endpoint (`get_notification_history`)
+    /// and Apple's status, or why no answer came (`timed_out`); both from fixed sets.
+    public func countAPICall(endpoint: String, outcome: String) {
+        state.withLock { $0.apiCalls["\(endpoint) \(outcome)", default: 0] += 1 }
+    }
+
+    /// Notes that a sweep of `environment`'s notification history completed at `milliseconds`.
+    public func syncSweepCompleted(environment: String, at milliseconds: Int64) {
+        state.withLock { $0.lastSweep[environment] = milliseconds }
+    }
+
     /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
     /// every fault listed, so a rate can be taken from the first failure on.
     public func render(failedWrites: [LedgerFault: Int] = [:]) -> String {
@@ -81,6 +94,24 @@ public final class ServiceMetrics: Sendable {
             lines.append(
                 "tipledger_ledger_write_failures_total{reason=\"\(fault.rawValue)\"} \(failedWrites[fault, default: 0])"
             )
+        }
+        lines.append(
+            "# HELP tipledger_app_store_api_requests_total Requests to the App Store Server API, by endpoint and "
+                + "status (or the failure when no answer came).")
+        lines.append("# TYPE tipledger_app_store_api_requests_total counter")
+        for (key, count) in state.apiCalls.sorted(by: { $0.key < $1.key }) {
+            let parts = key.split(separator: " ")
+            lines.append(
+                "tipledger_app_store_api_requests_total{endpoint=\"\(parts[0])\",status=\"\(parts[1])\"} \(count)")
+        }
+        lines.append(
+            "# HELP tipledger_sync_last_success_timestamp_seconds When the last sweep of Apple's notification "
+                + "history completed, by environment (UNIX time).")
+        lines.append("# TYPE tipledger_sync_last_success_timestamp_seconds gauge")
+        for (environment, milliseconds) in state.lastSweep.sorted(by: { $0.key < $1.key }) {
+            lines.append(
+                "tipledger_sync_last_success_timestamp_seconds{environment=\"\(environment)\"} "
+                    + "\(Double(milliseconds) / 1000)")
         }
         lines.append("# HELP tipledger_http_request_duration_seconds Time to answer a request, by route.")
         lines.append("# TYPE tipledger_http_request_duration_seconds histogram")

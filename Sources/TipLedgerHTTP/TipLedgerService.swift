@@ -26,6 +26,8 @@ public final class TipLedgerService: Sendable {
     let writeProbeInterval: Duration
     /// Where failures that the response does not describe are reported (e.g. a store error).
     let log: @Sendable (String) -> Void
+    /// Told of each notification recorded, after it was committed and before it is answered.
+    let notificationRecorded: @Sendable (VerifiedNotification, RecordResult) -> Void
 
     /// - Parameters:
     ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
@@ -35,11 +37,14 @@ public final class TipLedgerService: Sendable {
     ///     all of them.
     ///   - writeProbeInterval: while a write has failed, `/healthz` tries at most this often
     ///     whether the ledger commits again (`Ledger.probeWriteIfDue`).
+    ///   - notificationRecorded: told of each notification recorded, on the request's thread:
+    ///     it must return at once (hand work to another thread), as the App Store waits.
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
         finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
         metrics: ServiceMetrics = ServiceMetrics(), writeProbeInterval: Duration = .seconds(1),
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        log: @escaping @Sendable (String) -> Void = { _ in },
+        notificationRecorded: @escaping @Sendable (VerifiedNotification, RecordResult) -> Void = { _, _ in }
     ) {
         self.verifier = verifier
         self.ledger = ledger
@@ -51,6 +56,7 @@ public final class TipLedgerService: Sendable {
         self.metrics = metrics
         self.writeProbeInterval = writeProbeInterval
         self.log = log
+        self.notificationRecorded = notificationRecorded
     }
 
     /// The handler to give `HTTPServer`.
@@ -138,6 +144,7 @@ public final class TipLedgerService: Sendable {
         }
         let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
         metrics.countNotification(type: type)
+        notificationRecorded(verified, result)
         return .json { writer in
             writer.object { object in
                 // As `verify --format json` says it.

@@ -32,13 +32,14 @@ public final class FakeAppStoreServer: Sendable {
     /// - Parameters:
     ///   - account: the credentials tokens must be signed with.
     ///   - clock: when given, tokens must be valid at its time.
-    public init(account: APITestAccount, clock: WallClock? = nil) throws {
+    ///   - port: the port to listen on; 0 for any free one.
+    public init(account: APITestAccount, clock: WallClock? = nil, port: UInt16 = 0) throws {
         let authority = try TestTLSAuthority()
         let directory = try TemporaryDirectory()
         certificateAuthorityFile = directory.file("fake-app-store-ca.pem")
         try Data(authority.certificateAuthorityPEM.utf8).write(to: URL(fileURLWithPath: certificateAuthorityFile))
         let state = FakeServerState(check: BearerTokenCheck(account: account, clock: clock), clock: clock)
-        var configuration = HTTPServerConfiguration(listenAddress: try ListenAddress(host: "127.0.0.1", port: 0))
+        var configuration = HTTPServerConfiguration(listenAddress: try ListenAddress(host: "127.0.0.1", port: port))
         configuration.tls = authority.serverIdentity
         // Stalled replies hold a worker each until released.
         configuration.workerThreads = 4

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Synchronization
 import Testing
 import TipLedgerAPITestSupport
 import TipLedgerAppStoreAPI
@@ -189,5 +190,30 @@ import TipLedgerCore
         _ = try harness.client.transactionInfo(transactionId: "1234")
         #expect(harness.clock.sleeps == [.seconds(5)])
         #expect(harness.fake.requests.last?.arrivedAt == AppleDate(wholeMilliseconds: retryAt))
+    }
+}
+
+/// The client's observer hears of every exchange, retries included.
+@Suite struct ObserverTests {
+    @Test func everyAttemptIsToldWithItsStatusOrFailure() throws {
+        let heard = Mutex<[APIExchange]>([])
+        let harness = try APIHarness()
+        let client = try harness.client { $0.requestTimeout = .milliseconds(300) }
+        let observed = try AppStoreServerAPIClient(
+            credentials: try harness.account.credentials(), configuration: client.configuration,
+            clock: apiClock(harness.clock), observer: { exchange in heard.withLock { $0.append(exchange) } })
+        let retryAt = harness.clock.now.wholeMilliseconds + 1000
+        harness.fake.reply(
+            .empty(status: 503), .rateLimited(retryAfter: String(retryAt)), .stall,
+            .fixture("transactionInfoResponse.json"))
+        _ = try observed.transactionInfo(transactionId: "1234")
+        harness.fake.releaseStalled()
+
+        let exchanges = heard.withLock { $0 }
+        #expect(exchanges.map(\.endpoint) == Array(repeating: "get_transaction_info", count: 4))
+        #expect(exchanges.map(\.outcome) == ["503", "429", "timed_out", "200"])
+        #expect(exchanges.map(\.retryAt) == [nil, AppleDate(wholeMilliseconds: retryAt), nil, nil])
+        #expect(exchanges.map(\.failure) == [nil, nil, .timedOut, nil])
+        #expect(exchanges.allSatisfy { $0.endpointName == "Get Transaction Info" })
     }
 }

@@ -20,8 +20,8 @@ import TipLedgerTestSupport
     }
 
     static let commands = [
-        "verify", "finish", "pending", "restore", "report", "migrate", "reverify", "backup", "serve", "health",
-        "testkit",
+        "verify", "finish", "pending", "restore", "report", "migrate", "reverify", "backup", "serve", "health", "sync",
+        "lookup", "consumption", "notify-test", "testkit",
     ]
 
     static let cases: [GoldenCase] =

@@ -196,6 +196,7 @@ import TipLedgerTestSupport
         #expect(harness.get("/healthz").status == 200)
         try Database(path: harness.path).execute(
             """
+            DROP TABLE consumption_answers; DROP TABLE sync_cursors;
             DROP TABLE consumption_requests; DROP TABLE notifications; DROP TABLE transactions;
             DROP TABLE evidence; DROP TABLE jws_headers; DROP TABLE events;
             """)

@@ -42,7 +42,8 @@ import TipLedgerTestSupport
         #expect(try ledger.integer("PRAGMA application_id") == 0x5450_4C47)
         #expect(
             try ledger.texts("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") == [
-                "consumption_requests", "events", "evidence", "jws_headers", "notifications", "transactions",
+                "consumption_answers", "consumption_requests", "events", "evidence", "jws_headers", "notifications",
+                "sync_cursors", "transactions",
             ])
         #expect(
             try ledger.integer(

@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+
+extension CommandContext {
+    /// The verifier the global options describe (trusted roots, bundle ids, environments, app
+    /// Apple id), on this context's clock: the one `verify` builds, for the commands that check
+    /// what Apple's server sends.
+    func verifier(for command: String) throws -> Verifier {
+        Verifier(
+            trustStore: try globals.trustStore(), policy: try globals.verificationPolicy(command: command), clock: clock
+        )
+    }
+}

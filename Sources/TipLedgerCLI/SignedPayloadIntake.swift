@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
+internal import TipLedgerStore
+
+/// The one way signed payloads that come from the App Store Server API reach the ledger, by the
+/// path `verify` takes: each token checked by the verifier `verify` builds from the same
+/// options, then the verified ones recorded by the ledger's writer as `verify`'s batches are
+/// (`Ledger.record(_:finish:saving:)`), so they are idempotent (a notification by its UUID, a
+/// token by its digest) and order-safe (a transaction's state is that of its newest
+/// `signedDate`).
+///
+/// A page's records and the cursor after it (`SyncCursor`) commit together. Without a ledger
+/// (a dry run), payloads are verified and nothing is recorded.
+struct SignedPayloadIntake: Sendable {
+    let verifier: Verifier
+    /// Where payloads are recorded; nil for a dry run.
+    let ledger: Ledger?
+
+    /// What became of one token.
+    enum Outcome {
+        case rejected(VerificationError)
+        /// Verified; `recording` is nil in a dry run.
+        case verified(VerifiedPayload, recording: RecordResult?)
+    }
+
+    /// Verifies each of `tokens` as `kind` and records those verified, with `cursor` saved in the
+    /// same transaction (even when no token verified). One outcome per token, in order.
+    ///
+    /// New transactions are recorded finished when `finish` is true (the app delivered them);
+    /// otherwise pending, as one that only Apple told of.
+    ///
+    /// - Throws: a store error when the ledger could not record the page; then nothing of it,
+    ///   nor the cursor, was written.
+    func take(_ tokens: [String], as kind: PayloadKind, finish: Bool, saving cursor: SyncCursor?) throws -> [Outcome] {
+        var outcomes: [Outcome] = tokens.map { token in
+            do throws(VerificationError) {
+                return .verified(try verifier.verifyPayload(token, as: kind), recording: nil)
+            } catch {
+                return .rejected(error)
+            }
+        }
+        guard let ledger else { return outcomes }
+        let verified = outcomes.indices.compactMap { index -> (Int, VerifiedPayload)? in
+            guard case .verified(let payload, _) = outcomes[index] else { return nil }
+            return (index, payload)
+        }
+        let results = try ledger.record(verified.map(\.1), finish: finish, saving: cursor)
+        for ((index, payload), result) in zip(verified, results) {
+            switch result {
+            case .success(let recorded): outcomes[index] = .verified(payload, recording: recorded)
+            case .failure(let rejection): outcomes[index] = .rejected(rejection)
+            }
+        }
+        return outcomes
+    }
+}
