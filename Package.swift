@@ -31,12 +31,18 @@ let package = Package(
         .target(
             name: "TipLedgerStore", dependencies: ["TipLedgerCore", "CSQLite"], swiftSettings: strict),
         .target(
-            name: "TipLedgerHTTP", dependencies: ["TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD"],
+            name: "TipLedgerPresentation", dependencies: ["TipLedgerCore", "TipLedgerStore"], swiftSettings: strict),
+        .target(
+            name: "TipLedgerHTTP",
+            dependencies: [
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerCore", "TipLedgerCrypto", "CMicroHTTPD",
+            ],
             swiftSettings: strict),
         .target(
             name: "TipLedgerCLI",
             dependencies: [
-                "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP", "TipLedgerAppStoreAPI",
+                "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
+                "TipLedgerAppStoreAPI",
             ],
             swiftSettings: strict),
         .target(
@@ -66,6 +72,9 @@ let package = Package(
             dependencies: ["TipLedgerTestSupport", "TipLedgerStore", "TipLedgerCore", "TipLedgerCrypto"],
             swiftSettings: strict),
         .testTarget(
+            name: "TipLedgerPresentationTests",
+            dependencies: ["TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"], swiftSettings: strict),
+        .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerHTTP", "TipLedgerStore", "TipLedgerCore",
@@ -76,7 +85,7 @@ let package = Package(
             name: "TipLedgerCLITests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto",
-                "TipLedgerStore", "TipLedgerHTTP",
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(

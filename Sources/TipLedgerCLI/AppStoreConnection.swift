@@ -59,7 +59,7 @@ extension AppStoreConnection {
                 terminal.errorLine(text)
             } else if let failure = exchange.failure, [.timedOut, .connectionFailed].contains(failure) {
                 terminal.errorLine(
-                    "note: \(exchange.endpointName): \(failure.rawValue.replacingOccurrences(of: "_", with: " "))")
+                    "note: \(exchange.endpointName): \(String(failure.rawValue.map { $0 == "_" ? " " : $0 }))")
             }
         }
     }

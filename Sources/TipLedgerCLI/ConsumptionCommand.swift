@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerAppStoreAPI
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger consumption`: lists the consumption requests Apple waits on, and answers the open

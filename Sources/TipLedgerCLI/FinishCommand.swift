@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger finish ID...`: marks pending transactions finished (delivered).
@@ -39,26 +40,11 @@ struct FinishCommand: Command {
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.update)
         let results = try ledger.finish(transactionIds, environments: environments)
-        for result in results {
-            switch format {
-            case .json, .csv:
-                var writer = JSONWriter()
-                writer.object {
-                    $0.field("transactionId", result.transactionId)
-                    if let environment = result.environment { $0.field("environment", environment.rawValue) }
-                    $0.field("outcome", result.outcome.rawValue)
-                }
-                context.terminal.line(writer.text)
-            case .text:
-                let environment = result.environment.map { " (\($0.rawValue))" } ?? ""
-                context.terminal.line(
-                    "\(result.transactionId)\(environment): \(result.outcome.rawValue.replacingUnderscores())")
-            }
+        let rendering = FinishRendering(results: results)
+        switch format {
+        case .json, .csv: rendering.jsonLines.forEach(context.terminal.line)
+        case .text: rendering.textLines.forEach(context.terminal.line)
         }
         return results.contains { $0.outcome == .notFound } ? .rejected : .success
     }
-}
-
-extension String {
-    func replacingUnderscores() -> String { String(map { $0 == "_" ? " " : $0 }) }
 }

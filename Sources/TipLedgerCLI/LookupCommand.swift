@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerAppStoreAPI
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger lookup`: asks Apple about one transaction (Get Transaction Info) or the
@@ -124,7 +125,7 @@ struct LookupCommand: Command {
                 writer.object { object in
                     object.field("ok", true)
                     object.field("kind", payload.kind.rawValue)
-                    LedgerJSON.writeVerified(payload, recording: recording, to: &object)
+                    VerifiedPayloadJSON.write(payload, recording: recording, to: &object)
                     if let fields = payload.transaction?.payload {
                         object.field("purchaseDate", fields.purchaseDate?.description)
                         object.field("price", fields.price)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger pending`: transactions verified but not finished.
@@ -27,16 +28,11 @@ struct PendingCommand: Command {
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
         let catalog = try context.globals.loadCatalog()
-        let transactions = try ledger.pending(environments: environments)
+        let rendering = PendingRendering(
+            transactions: try ledger.pending(environments: environments), catalog: catalog)
         switch format {
-        case .json, .csv:
-            context.terminal.line(LedgerJSON.transactions(transactions, catalog: catalog))
-        case .text:
-            guard !transactions.isEmpty else {
-                context.terminal.line("no pending transactions")
-                return .success
-            }
-            context.terminal.write(TransactionTable.make(transactions, catalog: catalog).render())
+        case .json, .csv: context.terminal.line(rendering.json)
+        case .text: context.terminal.write(rendering.text)
         }
         return .success
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger report`: tip totals per environment, group and currency.
@@ -29,7 +30,7 @@ struct ReportCommand: Command {
         """
 
     let query: ReportQuery
-    let commission: Double?
+    let commission: CommissionRate?
     let format: GlobalOptions.Format
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
@@ -38,7 +39,7 @@ struct ReportCommand: Command {
                 by: scanner.value("--by"), since: scanner.value("--since"), until: scanner.value("--until"),
                 environments: globals.givenEnvironments)
             commission = try scanner.value("--commission").map { (text) throws(ReportQuery.ParameterError) in
-                try ReportQuery.commissionRate(text)
+                try CommissionRate(parsing: text)
             }
         } catch let error as ReportQuery.ParameterError {
             throw CLIError.usage(

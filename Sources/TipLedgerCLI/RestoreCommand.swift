@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import FoundationEssentials
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger restore --account UUID`: an account's tips, for "Restore Purchases".
@@ -24,7 +24,7 @@ struct RestoreCommand: Command {
 
         """
 
-    let key: LedgerJSON.RestoreKey
+    let key: RestoreRendering.Key
     let includeAll: Bool
     let format: GlobalOptions.Format
     /// The environments listed; nil for all.
@@ -35,7 +35,7 @@ struct RestoreCommand: Command {
         let appTransactionId = try scanner.value("--app-transaction-id")
         switch (account, appTransactionId) {
         case (let account?, nil):
-            guard UUID(uuidString: account) != nil else {
+            guard Ledger.isAccountToken(account) else {
                 throw CLIError.usage(
                     "--account must be a UUID such as 7e3fb20b-4cdb-47cc-936d-99d65f608138", command: Self.name)
             }
@@ -65,56 +65,11 @@ struct RestoreCommand: Command {
         case .appTransactionId(let id):
             restore = try ledger.restore(appTransactionId: id, includeAll: includeAll, environments: environments)
         }
+        let rendering = RestoreRendering(restore: restore, key: key, catalog: catalog)
         switch format {
-        case .json, .csv: context.terminal.line(LedgerJSON.restore(restore, key: key, catalog: catalog))
-        case .text: context.terminal.write(text(restore, catalog: catalog))
+        case .json, .csv: context.terminal.line(rendering.json)
+        case .text: context.terminal.write(rendering.text)
         }
         return .success
-    }
-
-    private func text(_ restore: Restore, catalog: StoreKitCatalog?) -> String {
-        let who: String
-        switch key {
-        case .account(let account): who = "account \(account)"
-        case .appTransactionId(let id): who = "app transaction \(id)"
-        }
-        // The totals count every tip; a listed tip counts its net amount.
-        struct Pot: Hashable {
-            let environment: AppStoreEnvironment
-            let currency: String?
-        }
-        var listed: [Pot: Int64] = [:]
-        for tip in restore.transactions {
-            listed[Pot(environment: tip.environment, currency: tip.currency), default: 0] += tip.netMilli
-        }
-        var totals = TextTable(headers: ["net total", "environment", "currency"], rightAligned: [0])
-        var countsUnlisted = false
-        for total in restore.totals {
-            let shown = listed[Pot(environment: total.environment, currency: total.currency)]
-            // A currency of only fully refunded or revoked tips, none listed, adds nothing to say.
-            if shown == nil && total.netMilli == 0 { continue }
-            countsUnlisted = countsUnlisted || total.netMilli != shown ?? 0
-            totals.add([
-                Money.decimal(total.netMilli, currency: total.currency), total.environment.rawValue,
-                total.currency ?? "-",
-            ])
-        }
-        let leftOut =
-            restore.unlisted == 0
-            ? "" : " (\(restore.unlisted) refunded or revoked left out; --all lists them)"
-        guard !restore.transactions.isEmpty || !totals.rows.isEmpty else {
-            return "\(who): no tips\(restore.totals.isEmpty ? "" : leftOut)\n"
-        }
-        let count = restore.transactions.count
-        let tips = count == 0 ? "no tips listed" : "\(count) tip\(count == 1 ? "" : "s")"
-        var text = "\(who): \(tips)\(leftOut)\n"
-        if count > 0 {
-            text += TransactionTable.make(restore.transactions, catalog: catalog).render(indent: "  ") + "\n"
-        }
-        text += totals.render(indent: "  ")
-        if countsUnlisted {
-            text += "  (the totals include what partly refunded tips still count; --all lists them)\n"
-        }
-        return text
     }
 }

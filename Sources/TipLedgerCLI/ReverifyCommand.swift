@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger reverify`: the offline audit of the ledger: the file's integrity, the ledger's
@@ -50,7 +51,7 @@ struct ReverifyCommand: Command {
         let ledger = try context.openLedger(.read)
         let problems = try ledger.integrityProblems()
         guard problems.isEmpty else {
-            report(damage: problems, on: context.terminal)
+            show(AuditRendering(damage: problems), on: context.terminal)
             var tables: [String] = []
             for table in problems.compactMap(\.table) where !tables.contains(table) { tables.append(table) }
             let places =
@@ -70,56 +71,9 @@ struct ReverifyCommand: Command {
             progress.update(lines: done, of: total)
         }
         progress.finish()
-        switch format {
-        case .json, .csv:
-            var writer = JSONWriter()
-            writer.object { object in
-                Self.write(integrity: problems, to: &object)
-                object.array("invariants", invariants.breaches) { object, breach in
-                    object.field("kind", breach.kind)
-                    object.field("environment", breach.environment)
-                    object.field("transactionId", breach.transactionId)
-                    object.field("notificationUUID", breach.notificationUUID)
-                    object.field("problem", breach.problem)
-                }
-                object.field("checked", checked)
-                object.field("failed", failures.count)
-                object.array("failures", failures) { object, failure in
-                    object.field("evidenceId", failure.evidenceId)
-                    object.field("kind", failure.kind)
-                    object.field("environment", failure.environment)
-                    object.field("transactionId", failure.transactionId)
-                    object.field("notificationUUID", failure.notificationUUID)
-                    object.field("error", failure.error.code.rawValue)
-                    object.field("message", failure.error.message)
-                }
-            }
-            context.terminal.line(writer.text)
-        case .text:
-            for breach in invariants.breaches {
-                let subject = Self.subject(
-                    kind: breach.kind, transactionId: breach.transactionId, notificationUUID: breach.notificationUUID)
-                context.terminal.line("\(breach.environment) \(breach.kind) \(subject ?? "?"): \(breach.problem)")
-            }
-            for failure in failures {
-                let subject =
-                    Self.subject(
-                        kind: failure.kind, transactionId: failure.transactionId,
-                        notificationUUID: failure.notificationUUID) ?? "(evidence \(failure.evidenceId))"
-                // The environment first: one transaction id may be in several.
-                context.terminal.line(
-                    "\(failure.environment) \(failure.kind) \(subject): \(failure.error.code.rawValue): \(failure.error.message)"
-                )
-            }
-            context.terminal.line("integrity check: ok")
-            let transactions = invariants.transactions == 1 ? "transaction" : "transactions"
-            let notifications = invariants.notifications == 1 ? "notification" : "notifications"
-            context.terminal.line(
-                "\(invariants.transactions) \(transactions) and \(invariants.notifications) \(notifications) "
-                    + "checked against the ledger's rules, \(invariants.breaches.count) broken")
-            let payloads = checked == 1 ? "stored payload" : "stored payloads"
-            context.terminal.line("\(checked) \(payloads) checked, \(failures.count) failed")
-        }
+        show(
+            AuditRendering(problems: problems, invariants: invariants, checked: checked, failures: failures),
+            on: context.terminal)
         if !invariants.breaches.isEmpty {
             context.terminal.errorLine(
                 "hint: a broken rule means the ledger was changed other than by tipledger; "
@@ -133,32 +87,11 @@ struct ReverifyCommand: Command {
         return failures.isEmpty && invariants.breaches.isEmpty ? .success : .rejected
     }
 
-    /// A notification by its UUID; a transaction (also one a notification carried) by its id.
-    private static func subject(kind: String, transactionId: String?, notificationUUID: String?) -> String? {
-        guard kind == "notification", let uuid = notificationUUID else { return transactionId }
-        return uuid + (transactionId.map { " about transaction \($0)" } ?? "")
-    }
-
-    /// Lists what SQLite's integrity check found: one line each in text, one object in JSON.
-    private func report(damage problems: [IntegrityProblem], on terminal: Terminal) {
+    /// Prints what the audit found: one JSON object, or lines of text.
+    private func show(_ rendering: AuditRendering, on terminal: Terminal) {
         switch format {
-        case .json, .csv:
-            var writer = JSONWriter()
-            writer.object { Self.write(integrity: problems, to: &$0) }
-            terminal.line(writer.text)
-        case .text:
-            for problem in problems {
-                terminal.line(
-                    "damaged: " + (problem.table.map { "table \($0)" } ?? "the file") + ": \(problem.message)")
-            }
-        }
-    }
-
-    /// The `integrity` member: what SQLite's integrity check found, empty for a sound file.
-    private static func write(integrity problems: [IntegrityProblem], to object: inout JSONWriter.ObjectWriter) {
-        object.array("integrity", problems) { object, problem in
-            object.field("table", problem.table)
-            object.field("problem", problem.message)
+        case .json, .csv: terminal.line(rendering.json)
+        case .text: rendering.textLines.forEach(terminal.line)
         }
     }
 }

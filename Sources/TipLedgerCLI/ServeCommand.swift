@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
 internal import TipLedgerHTTP
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 #if canImport(Glibc)
@@ -188,7 +189,11 @@ struct ServeCommand: Command {
                 configuration: configuration,
                 accessLog: { entry in
                     service.countTransportAnswer(entry)
-                    terminal.errorLine(AccessLogLine.format(entry, at: clock.now()))
+                    terminal.errorLine(
+                        AccessLogLine.format(
+                            method: entry.method, path: entry.path, status: entry.status,
+                            responseBytes: entry.responseBytes, durationMicroseconds: entry.durationMicroseconds,
+                            remoteAddress: entry.remoteAddress, at: clock.now()))
                 },
                 handler: service.handler)
         } catch {
@@ -245,22 +250,6 @@ extension ServeCommand {
             Int(clamping: limit.rlim_cur)
             - descriptorsBesideConnections(workers: configuration.workerThreads)
         return max(configuration.workerThreads, min(configuration.connectionLimit, available))
-    }
-}
-
-/// One access-log line: time, client, method, path, status, size, duration. Identifiers in the
-/// path (account UUIDs) are replaced, so is any segment too long for a route's (a token or a JWS
-/// sent in the path by mistake), and query strings, headers and bodies never appear.
-enum AccessLogLine {
-    static func format(_ entry: AccessLogEntry, at time: AppleDate) -> String {
-        // The path arrives percent-decoded: a `%0A` or `%1B` in it must not start a forged line
-        // or drive the terminal, nor a `%20` split the line's fields.
-        let path = PrintableText.escaped(entry.loggedPath, escapingSpaces: true)
-        let milliseconds = Double(entry.durationMicroseconds) / 1000
-        let duration = milliseconds < 10 ? String(Double(Int(milliseconds * 100)) / 100) : String(Int(milliseconds))
-        let method = PrintableText.escaped(entry.method, escapingSpaces: true).prefix(20)
-        return "\(time) \(entry.remoteAddress) \(method) \(path.prefix(200)) \(entry.status) "
-            + "\(entry.responseBytes)B \(duration)ms"
     }
 }
 

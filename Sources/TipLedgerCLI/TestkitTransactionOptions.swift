@@ -2,6 +2,7 @@
 internal import Dispatch
 internal import FoundationEssentials
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// The transaction fields `testkit transaction` and `testkit notification` take, and the
@@ -36,7 +37,7 @@ struct TestkitTransactionOptions {
             if account == "none" {
                 self.account = .some(nil)
             } else {
-                guard UUID(uuidString: account) != nil else {
+                guard Ledger.isAccountToken(account) else {
                     throw CLIError.usage("--account takes a UUID or 'none', not '\(account)'", command: command)
                 }
                 self.account = .some(account.lowercased())

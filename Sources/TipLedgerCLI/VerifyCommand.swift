@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger verify`: verifies signed payloads from standard input, one per line, and (unless

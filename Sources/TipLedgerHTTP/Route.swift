@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-internal import TipLedgerCore
+internal import TipLedgerStore
 
 /// The resources the service serves (docs/http.md), read from a request's path. The one place
 /// that knows the paths' shape: the service dispatches on it, `/metrics` labels by it, and the
@@ -50,7 +50,7 @@ enum Route: Equatable {
         return segments.indices.map { index in
             let segment = segments[index]
             if index > 0 && segments[index - 1] == "accounts" && !segment.isEmpty { return ":account" }
-            if PayloadReader.isUUID(String(segment)) { return ":account" }
+            if Ledger.isAccountToken(String(segment)) { return ":account" }
             return segment.utf8.count > longestLoggedSegment ? ":long" : String(segment)
         }.joined(separator: "/")
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
+internal import TipLedgerPresentation
 public import TipLedgerStore
 
 /// The HTTP API (docs/http.md) as a pure function from request to response: testable without
@@ -148,7 +149,7 @@ public final class TipLedgerService: Sendable {
         return .json { writer in
             writer.object { object in
                 // As `verify --format json` says it.
-                LedgerJSON.writeVerified(.notification(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.notification(verified), recording: result, to: &object)
             }
         }
     }
@@ -159,17 +160,21 @@ public final class TipLedgerService: Sendable {
         case answered(HTTPResponse)
     }
 
-    /// Records a verified payload, unless the ledger rejects it (answered `rejectedStatus` with
-    /// the code) or cannot take it now (503). Counts the verification once, by its outcome.
+    /// Records a verified payload as a batch of one, unless the ledger rejects it (answered
+    /// `rejectedStatus` with the code) or cannot take it now (503). Counts the verification
+    /// once, by its outcome.
     private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
         let recording: Recording
         do {
-            recording = .recorded(try ledger.record(payload, finish: finish))
-        } catch {
-            // `rejection` counts the verification by its code.
-            if let refused = (error as? StoreError)?.rejection {
+            switch try ledger.record([payload], finish: finish)[0] {
+            case .success(let result):
+                recording = .recorded(result)
+            case .failure(let error):
+                guard let refused = error.rejection else { throw error }
+                // `rejection` counts the verification by its code.
                 return .answered(rejection(refused, status: rejectedStatus))
             }
+        } catch {
             recording = .answered(unavailable(error))
         }
         metrics.countVerification("ok")
@@ -195,7 +200,7 @@ public final class TipLedgerService: Sendable {
         }
         return .json { writer in
             writer.object { object in
-                LedgerJSON.writeVerified(.transaction(verified), recording: result, to: &object)
+                VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)
             }
         }
     }
@@ -232,7 +237,7 @@ public final class TipLedgerService: Sendable {
     }
 
     private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
-        guard PayloadReader.isUUID(account) else {
+        guard Ledger.isAccountToken(account) else {
             return .error(.invalidAccount, "the account is an appAccountToken UUID")
         }
         if let refusal = request.query.refusal(takes: Self.restoreParameters, route: "restore") {
@@ -251,8 +256,8 @@ public final class TipLedgerService: Sendable {
         do {
             let restore = try ledger.restore(
                 account: account.lowercased(), includeAll: includeAll, environments: scope.environments)
-            return .json(
-                body: Array(LedgerJSON.restore(restore, key: .account(account.lowercased()), catalog: catalog).utf8))
+            let rendering = RestoreRendering(restore: restore, key: .account(account.lowercased()), catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }
@@ -286,22 +291,22 @@ public final class TipLedgerService: Sendable {
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
         let query: ReportQuery
-        let commission: Double?
+        let commission: CommissionRate?
         do throws(ReportQuery.ParameterError) {
             query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
                 environments: scope.environments)
             commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
-                try ReportQuery.commissionRate(text)
+                try CommissionRate(parsing: text)
             }
         } catch {
             return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
         }
         do {
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
-            return .json(
-                body: Array(
-                    LedgerJSON.report(report, grouping: query.grouping, commission: commission, catalog: catalog).utf8))
+            let rendering = ReportRendering(
+                report: report, grouping: query.grouping, commission: commission, catalog: catalog)
+            return .json(body: Array(rendering.json.utf8))
         } catch {
             return unavailable(error)
         }

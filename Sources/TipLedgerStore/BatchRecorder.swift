@@ -15,13 +15,10 @@ extension Ledger {
 /// pages of the indexes keyed by random values (token digests, accounts) are each changed by a
 /// few rows of every batch. So fewer, larger commits write less.
 ///
-/// Items are recorded without savepoints. A savepoint makes SQLite keep the first version of
-/// every page changed inside it, and in a large ledger a batch changes a page of each random
-/// index for almost every row: at 250,000 rows those copies were 18 KB a line, more than the
-/// log itself took. Instead, `RecordWriter` runs every check that can reject an item before
-/// the item writes anything, so a rejected item leaves nothing to undo and its neighbours stay.
-/// Any other failure (disk full, an I/O error, a broken invariant) rolls back the whole open
-/// transaction, every batch since the last commit, and is thrown.
+/// Items are recorded as `Ledger.record` records them (`RecordWriter.recordEach`): a rejected
+/// item fails alone and writes nothing, and its neighbours stay. Any other failure (disk full,
+/// an I/O error, a broken invariant) rolls back the whole open transaction, every batch since
+/// the last commit, and is thrown.
 ///
 /// Nothing a recorder records is durable, or may be reported as recorded, before `commit`
 /// returns. Meanwhile the transaction stays open on the ledger's writing connection, so no other
@@ -30,7 +27,7 @@ extension Ledger {
 public final class BatchRecorder {
     let ledger: Ledger
     /// Whether a transaction is open, with batches not committed yet.
-    public private(set) var isOpen = false
+    private(set) var isOpen = false
     /// The connection's count of changed rows when the open transaction began: a commit that
     /// changed any has written to the ledger.
     private var changesAtOpen: Int64 = 0
@@ -55,7 +52,7 @@ public final class BatchRecorder {
         return try ledger.withDatabase { database in
             do {
                 if !isOpen {
-                    try database.execute("BEGIN IMMEDIATE")
+                    try database.beginWrite()
                     isOpen = true
                     changesAtOpen = database.totalChanges
                 }

@@ -281,28 +281,6 @@ final class Database: @unchecked Sendable {
 
     private var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
 
-    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back
-    /// when it throws. IMMEDIATE takes the write lock up front, so a busy database fails (after
-    /// the busy timeout) before any work is done, never halfway.
-    func writeTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            rollBack()
-            throw error
-        }
-    }
-
-    /// Undoes the open transaction, if one is still open (SQLite may have ended it itself), and
-    /// forgets the header ids it may have written.
-    func rollBack() {
-        if isInTransaction { try? execute("ROLLBACK") }
-        headerIds.removeAll()
-    }
-
     /// Runs `body` with the busy handler waiting at most `milliseconds`, then gives the
     /// connection its own timeout back.
     func withBusyTimeout<Result>(milliseconds: Int32, _ body: () throws -> Result) rethrows -> Result {
@@ -311,35 +289,15 @@ final class Database: @unchecked Sendable {
         return try body()
     }
 
-    /// Runs `body` in a read transaction: every query in it sees the same state of the file,
-    /// whatever other connections commit meanwhile.
-    func readTransaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN")
-        defer { try? execute("COMMIT") }
-        return try body()
-    }
+    /// Write transactions this connection tried to begin (`beginWrite`), whether or not the
+    /// write lock was free: a busy ledger must cost a writer one busy timeout, not one per try.
+    private(set) var writesBegun = 0
 
-    /// Runs `body` inside a savepoint, undoing only its changes when it throws.
-    func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
-        // Prepared once and reused: this runs for every retried item.
-        try run("SAVEPOINT item")
-        do {
-            let result = try body()
-            try run("RELEASE item")
-            return result
-        } catch {
-            headerIds.removeAll()
-            do {
-                try run("ROLLBACK TO item")
-            } catch {
-                // Releasing now would keep what the body wrote before it failed: the whole
-                // transaction goes instead, and the caller finds it gone (`isInTransaction`).
-                rollBack()
-                throw error
-            }
-            _ = try? run("RELEASE item")
-            throw error
-        }
+    /// Begins a write transaction with `BEGIN IMMEDIATE`, which takes the write lock up front,
+    /// so a busy database fails (after the busy timeout) before any work is done, never halfway.
+    func beginWrite() throws(StoreError) {
+        writesBegun += 1
+        try execute("BEGIN IMMEDIATE")
     }
 
     /// Bytes per page of a database file this connection creates.
@@ -362,27 +320,6 @@ final class Database: @unchecked Sendable {
 
     /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
     /// header is neither hashed nor looked up again. It may hold ids of rows the open
-    /// transaction wrote, so it is cleared whenever a transaction or savepoint rolls back.
+    /// transaction wrote, so it is cleared whenever a transaction rolls back.
     var headerIds: [(header: [UInt8], id: Int64)] = []
-}
-
-/// A statement cache key that hashes only the SQL's length and its first and last eight bytes:
-/// hashing a whole statement of several hundred bytes on every execution cost more than
-/// binding its values. Equality still compares the whole text (at once when both are the same
-/// literal).
-private struct StatementKey: Hashable {
-    let sql: String
-
-    static func == (left: StatementKey, right: StatementKey) -> Bool { left.sql == right.sql }
-
-    func hash(into hasher: inout Hasher) {
-        var sql = sql
-        sql.withUTF8 { bytes in
-            hasher.combine(bytes.count)
-            guard bytes.count >= 8 else { return hasher.combine(bytes: UnsafeRawBufferPointer(bytes)) }
-            let raw = UnsafeRawBufferPointer(bytes)
-            hasher.combine(raw.loadUnaligned(as: UInt64.self))
-            hasher.combine(raw.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
-        }
-    }
 }

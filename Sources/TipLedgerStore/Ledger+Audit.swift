@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+public import TipLedgerCore
 
 extension Ledger {
     /// The ledger's tables, each checked on its own when the file is damaged, to name where.
@@ -150,5 +151,55 @@ extension Ledger {
                     ? "its evidence (evidence row \(row.int64(3))) is missing"
                     : "its evidence (evidence row \(row.int64(3))) is not this notification")
         }
+    }
+
+    /// Re-verifies every stored token offline with `verifier` (each at its own signedDate) and
+    /// returns those that no longer verify. `progress` is called with (done, total) now and then.
+    public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
+        -> [ReverifyFailure]
+    {
+        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence") { $0.int64(0) } ?? 0 }
+        var failures: [ReverifyFailure] = []
+        var lastId: Int64 = 0
+        var done = 0
+        while true {
+            // Pages by id keep memory flat and the lock short, however large the ledger.
+            let page = try withReader { database in
+                try database.query(
+                    """
+                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid,
+                        header_id
+                    FROM evidence LEFT JOIN jws_headers ON jws_headers.id = evidence.header_id
+                    WHERE evidence.id > ? ORDER BY evidence.id LIMIT 500
+                    """, [lastId]
+                ) { row in
+                    (
+                        row.int64(0), row.text(1) ?? "", row.text(2), row.text(3) ?? "", row.text(4), row.text(5),
+                        row.int64(6)
+                    )
+                }
+            }
+            guard let last = page.last else { break }
+            lastId = last.0
+            for (id, kind, token, environment, transactionId, uuid, headerId) in page {
+                let expected: PayloadKind = kind == "notification" ? .notification : .transaction
+                do throws(VerificationError) {
+                    // A token whose header row is gone cannot be put together again, let alone verified.
+                    guard let token else {
+                        throw VerificationError(
+                            .malformedJWS, "its header (jws_headers row \(headerId)) is missing from the ledger")
+                    }
+                    _ = try verifier.verifyPayload(token, as: expected)
+                } catch {
+                    failures.append(
+                        ReverifyFailure(
+                            evidenceId: id, kind: kind, environment: environment, transactionId: transactionId,
+                            notificationUUID: uuid, error: error))
+                }
+            }
+            done += page.count
+            progress(done, Int(total))
+        }
+        return failures
     }
 }

@@ -24,7 +24,7 @@ extension Ledger {
                 """
                 SELECT request.notification_uuid, request.environment, request.transaction_id, request.reason,
                     request.requested_ms, request.deadline_ms, tx.state, tx.finished_ms IS NOT NULL, tx.product_type,
-                    \(Self.decided), answer.body, answer.sent_ms, answer.apple_status, answer.error, answer.answered_ms
+                    \(ConsumptionRequestTracker.decided), answer.body, answer.sent_ms, answer.apple_status, answer.error, answer.answered_ms
                 FROM consumption_requests AS request
                 LEFT JOIN transactions AS tx
                     ON tx.environment = request.environment AND tx.transaction_id = request.transaction_id
@@ -66,7 +66,7 @@ extension Ledger {
                     """
                     SELECT request.environment, request.transaction_id FROM consumption_requests AS request
                     LEFT JOIN consumption_answers AS answer ON answer.notification_uuid = request.notification_uuid
-                    WHERE request.notification_uuid = ? AND request.deadline_ms > ? AND NOT \(Self.decided)
+                    WHERE request.notification_uuid = ? AND request.deadline_ms > ? AND NOT \(ConsumptionRequestTracker.decided)
                         AND (answer.notification_uuid IS NULL
                             OR (answer.apple_status IS NULL AND answer.claimed_until_ms <= ?))
                     """, notificationUUID, now, now

@@ -20,7 +20,7 @@ extension Ledger {
     /// `fingerprint` (same roots and policy), verified without the clock, its transaction or
     /// notification recorded, and (when `finishing`) its transaction already finished. Nil when
     /// the token must be verified and recorded as usual. Safe to call from many threads.
-    public func knownToken(_ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool) throws -> KnownToken? {
+    func knownToken(_ digest: [UInt8], verifierFingerprint: [UInt8], finishing: Bool) throws -> KnownToken? {
         try knownTokens([digest], verifierFingerprint: verifierFingerprint, finishing: finishing)[0]
     }
 
@@ -82,6 +82,6 @@ extension Ledger {
         FROM evidence e
         LEFT JOIN transactions t ON t.environment = e.environment AND t.transaction_id = e.transaction_id
         LEFT JOIN notifications n ON e.kind = 'notification' AND n.notification_uuid = lower(e.notification_uuid)
-        WHERE \(RecordWriter.evidenceByDigest) AND e.verifier_fingerprint = ?2 AND e.clock_free = 1
+        WHERE \(EvidenceStore.evidenceByDigest) AND e.verifier_fingerprint = ?2 AND e.clock_free = 1
         """
 }

@@ -22,7 +22,7 @@ extension Ledger {
 
     /// `environment IN (?, ...)` and its values, for a query limited to `environments` (nil:
     /// every environment, no condition).
-    private static func environmentCondition(_ environments: [AppStoreEnvironment]?) -> (
+    static func environmentCondition(_ environments: [AppStoreEnvironment]?) -> (
         sql: String, values: [any SQLBindable]
     )? {
         guard let environments else { return nil }
@@ -58,19 +58,6 @@ extension Ledger {
     static func lookUp(_ column: String) -> String {
         "(id >> 16) IN (\(everyPart)) AND substr(\(column), -8) = substr(?, -8) AND +\(column) = ?"
     }
-
-    /// Whether Apple has decided the refund a consumption request (`request`) was about: a
-    /// REFUND or REFUND_DECLINED for its transaction, signed no earlier than the request, is in
-    /// the ledger (found through `notifications_by_transaction`, migration 0004). The request is
-    /// then no longer open, deadline or not.
-    static let decided = """
-        EXISTS (
-            SELECT 1 FROM notifications AS decision
-            WHERE decision.environment = request.environment AND decision.transaction_id = request.transaction_id
-                AND decision.notification_type IN ('REFUND', 'REFUND_DECLINED')
-                AND coalesce(decision.signed_date_ms, decision.received_ms) >= request.requested_ms
-        )
-        """
 
     /// The parts of the lookup indexes from the first transaction's to the last's: every one
     /// in between while they are at most `densePartSpan` apart (as ids are when SQLite assigns
@@ -111,9 +98,12 @@ extension Ledger {
         return (conditions.joined(separator: " AND "), values)
     }
 
-    private func restore(column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?)
-        throws -> Restore
-    {
+    /// The tips whose `column` holds `value`; `afterListing` runs between the list's query and
+    /// the totals' (a test commits a write there, to show both see the same commits).
+    func restore(
+        column: String, value: String, includeAll: Bool, environments: [AppStoreEnvironment]?,
+        afterListing: () throws -> Void = {}
+    ) throws -> Restore {
         let (matching, values) = Self.restoreCondition(column: column, value: value, environments: environments)
         let listed = includeAll ? matching : matching + " AND state IN ('pending', 'finished')"
         // One read transaction, so the list and the totals see the same commits.
@@ -123,6 +113,7 @@ extension Ledger {
                     "SELECT \(Self.transactionColumns) FROM transactions WHERE \(listed) "
                         + "ORDER BY purchase_date_ms, environment, transaction_id",
                     values, row: Self.transactionRecord)
+                try afterListing()
                 let totals = try database.query(
                     """
                     SELECT environment, currency, sum(gross_milli - refunded_milli - revoked_milli), count(*)
@@ -152,40 +143,6 @@ extension Ledger {
                     + (environment.map { "AND \($0.sql) " } ?? "")
                     + "ORDER BY purchase_date_ms, environment, transaction_id", environment?.values ?? [],
                 row: Self.transactionRecord)
-        }
-    }
-
-    /// Finishes each transaction id in each of `environments` (every environment unless given)
-    /// that holds it, looking each up by its key: one result per id and environment that holds
-    /// it, in the order of `transactionIds` and then of `environments`, or one `notFound` result
-    /// for an id that none holds.
-    public func finish(
-        _ transactionIds: [String], environments: Set<AppStoreEnvironment> = Set(AppStoreEnvironment.allCases)
-    ) throws -> [FinishResult] {
-        let now = clock.now().wholeMilliseconds
-        let environments = environments.sorted()
-        return try write { database in
-            let writer = RecordWriter(database: database, now: now)
-            return try database.writeTransaction {
-                try transactionIds.flatMap { id in
-                    var results: [FinishResult] = []
-                    for environment in environments {
-                        guard
-                            try database.queryOne(
-                                "SELECT 1 FROM transactions WHERE environment = ? AND transaction_id = ?",
-                                environment.rawValue, id, row: { _ in true }) != nil
-                        else { continue }
-                        // Changes only a row not finished yet.
-                        let finished = try writer.finishTransaction(environment, id, source: "finish")
-                        results.append(
-                            FinishResult(
-                                transactionId: id, environment: environment,
-                                outcome: finished ? .finished : .alreadyFinished))
-                    }
-                    return results.isEmpty
-                        ? [FinishResult(transactionId: id, environment: nil, outcome: .notFound)] : results
-                }
-            }
         }
     }
 
@@ -225,12 +182,6 @@ extension Ledger {
             FROM transactions \(filter)
             GROUP BY \(groupBy) ORDER BY \(groupBy)
             """
-        var requestConditions = ["deadline_ms > ?"]
-        var requestValues: [any SQLBindable] = [now]
-        if let environment {
-            requestConditions.append(environment.sql)
-            requestValues += environment.values
-        }
         // One read transaction, so the rows and the open requests see the same commits.
         return try withReader { database in
             try database.readTransaction {
@@ -242,69 +193,10 @@ extension Ledger {
                         grossMilli: row.int64(5),
                         refundedMilli: row.int64(6), revokedMilli: row.int64(7))
                 }
-                let requests = try database.query(
-                    """
-                    SELECT environment, transaction_id, reason, deadline_ms FROM consumption_requests AS request
-                    WHERE \(requestConditions.joined(separator: " AND ")) AND NOT \(Self.decided)
-                    ORDER BY deadline_ms, transaction_id
-                    """, requestValues
-                ) { row in
-                    ConsumptionRequest(
-                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
-                        transactionId: row.text(1) ?? "", reason: row.text(2), deadlineMilliseconds: row.int64(3))
-                }
+                let requests = try ConsumptionRequestTracker(database: database, now: now).stillOpen(
+                    environments: query.environments)
                 return Report(rows: rows, openConsumptionRequests: requests)
             }
         }
-    }
-
-    /// Re-verifies every stored token offline with `verifier` (each at its own signedDate) and
-    /// returns those that no longer verify. `progress` is called with (done, total) now and then.
-    public func reverify(with verifier: Verifier, progress: (Int, Int) -> Void = { _, _ in }) throws
-        -> [ReverifyFailure]
-    {
-        let total = try withReader { try $0.queryOne("SELECT count(*) FROM evidence") { $0.int64(0) } ?? 0 }
-        var failures: [ReverifyFailure] = []
-        var lastId: Int64 = 0
-        var done = 0
-        while true {
-            // Pages by id keep memory flat and the lock short, however large the ledger.
-            let page = try withReader { database in
-                try database.query(
-                    """
-                    SELECT evidence.id, kind, header || '.' || body, environment, transaction_id, notification_uuid,
-                        header_id
-                    FROM evidence LEFT JOIN jws_headers ON jws_headers.id = evidence.header_id
-                    WHERE evidence.id > ? ORDER BY evidence.id LIMIT 500
-                    """, [lastId]
-                ) { row in
-                    (
-                        row.int64(0), row.text(1) ?? "", row.text(2), row.text(3) ?? "", row.text(4), row.text(5),
-                        row.int64(6)
-                    )
-                }
-            }
-            guard let last = page.last else { break }
-            lastId = last.0
-            for (id, kind, token, environment, transactionId, uuid, headerId) in page {
-                let expected: PayloadKind = kind == "notification" ? .notification : .transaction
-                do throws(VerificationError) {
-                    // A token whose header row is gone cannot be put together again, let alone verified.
-                    guard let token else {
-                        throw VerificationError(
-                            .malformedJWS, "its header (jws_headers row \(headerId)) is missing from the ledger")
-                    }
-                    _ = try verifier.verifyPayload(token, as: expected)
-                } catch {
-                    failures.append(
-                        ReverifyFailure(
-                            evidenceId: id, kind: kind, environment: environment, transactionId: transactionId,
-                            notificationUUID: uuid, error: error))
-                }
-            }
-            done += page.count
-            progress(done, Int(total))
-        }
-        return failures
     }
 }

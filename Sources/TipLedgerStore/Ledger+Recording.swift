@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import FoundationEssentials
 public import TipLedgerCore
 
 extension Ledger {
     static let noTransactionId = VerificationError(
         .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
+
+    /// Whether `text` is an account as the ledger keeps it, an `appAccountToken`: a UUID, in
+    /// any letter case. `restore --account` and `GET /v1/accounts/{uuid}/transactions` take one.
+    public static func isAccountToken(_ text: String) -> Bool {
+        UUID(uuidString: text) != nil
+    }
 
     /// Whether `id` can key a transaction: 1 to 64 printable ASCII characters without spaces.
     /// The App Store's are digits; `finish` and `restore --app-transaction-id` take the same.
@@ -41,7 +48,7 @@ extension Ledger {
     /// The largest price the ledger records, in milliunits: 10^9 of the currency, thousands of
     /// times the App Store's highest price point in any currency, yet millions of such prices
     /// still add up within the 64-bit integers SQLite sums in.
-    public static let maximumPriceMilli: Int64 = 1_000_000_000_000
+    static let maximumPriceMilli: Int64 = 1_000_000_000_000
 
     private static func keyReason(_ transactionId: String) -> VerificationError? {
         guard !isUsableTransactionId(transactionId) else { return nil }
@@ -71,29 +78,33 @@ extension Ledger {
         return nil
     }
 
-    /// Records a batch of verified payloads in one transaction, so that one failure leaves the
-    /// others recorded (see `RecordWriter.record`). Returns one result per item, in order.
+    /// Records a batch of verified payloads in one write transaction, committed before this
+    /// returns, through the path `BatchRecorder` takes too (`RecordWriter.recordEach`). Returns
+    /// one result per item, in order: a rejected item fails alone, with its rejection, and
+    /// writes nothing; the items around it are recorded. Several callers' items may share a
+    /// batch, as each result is the item's own.
     ///
     /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
     /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
-    /// already computed it, so it is not computed again; nil where it did not. Throws only when
-    /// the batch as a whole could not be written (database busy past the timeout, disk full);
-    /// then nothing of it was written.
+    /// already computed it, so it is not computed again; nil where it did not. Throws when the
+    /// batch as a whole could not be written (database busy past the timeout, disk full, an
+    /// item failing otherwise than by its rejection); then nothing of it was written.
     public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         let results = try write { database in
-            try RecordWriter(database: database, now: now).record(items, tokenDigests: tokenDigests, finish: finish)
+            try database.writeTransaction {
+                try RecordWriter(database: database, now: now).recordEach(
+                    items, tokenDigests: tokenDigests, finish: finish)
+            }
         }
-        // An item that failed alone, for another reason than its rejection, is a write that
-        // failed as much as a batch that did.
-        return results.map { $0.mapError(failedWrite) }
+        return results.map { $0.mapError(StoreError.init(rejecting:)) }
     }
 
     /// Records one verified payload in its own transaction.
-    public func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+    func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
         try record([item], finish: finish)[0].get()
     }
 }

@@ -2,22 +2,22 @@
 
 /// One numbered schema change from the top-level `migrations/` folder, compiled into the binary
 /// by `scripts/embed` (see `EmbeddedMigrations.swift`). Never edited once released.
-public struct Migration: Sendable, Equatable {
+struct Migration: Sendable, Equatable {
     /// 1, 2, 3, ...: the `user_version` after the migration ran.
-    public let version: Int
+    let version: Int
     /// The file name, e.g. `0001_ledger.sql`.
-    public let name: String
-    public let sql: String
+    let name: String
+    let sql: String
 
-    public init(version: Int, name: String, sql: String) {
+    init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql
     }
 
     /// The migrations this binary carries, in order.
-    public static var all: [Migration] { embedded }
+    static var all: [Migration] { embedded }
 
     /// The schema version this binary creates and understands.
-    public static var latestVersion: Int { embedded.last?.version ?? 0 }
+    static var latestVersion: Int { embedded.last?.version ?? 0 }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 /// A value bound to a statement parameter: SQLite's storage classes.
-public enum SQLValue: Sendable, Equatable {
+enum SQLValue: Sendable, Equatable {
     case null
     case integer(Int64)
     case text(String)
@@ -9,38 +9,38 @@ public enum SQLValue: Sendable, Equatable {
 }
 
 /// A Swift value that can be bound to a statement parameter.
-public protocol SQLBindable {
+protocol SQLBindable {
     var sqlValue: SQLValue { get }
 }
 
 extension Int64: SQLBindable {
-    public var sqlValue: SQLValue { .integer(self) }
+    var sqlValue: SQLValue { .integer(self) }
 }
 
 extension Int: SQLBindable {
-    public var sqlValue: SQLValue { .integer(Int64(self)) }
+    var sqlValue: SQLValue { .integer(Int64(self)) }
 }
 
 extension Int32: SQLBindable {
-    public var sqlValue: SQLValue { .integer(Int64(self)) }
+    var sqlValue: SQLValue { .integer(Int64(self)) }
 }
 
 extension Bool: SQLBindable {
-    public var sqlValue: SQLValue { .integer(self ? 1 : 0) }
+    var sqlValue: SQLValue { .integer(self ? 1 : 0) }
 }
 
 extension String: SQLBindable {
-    public var sqlValue: SQLValue { .text(self) }
+    var sqlValue: SQLValue { .text(self) }
 }
 
 extension Array: SQLBindable where Element == UInt8 {
-    public var sqlValue: SQLValue { .blob(self) }
+    var sqlValue: SQLValue { .blob(self) }
 }
 
 extension Optional: SQLBindable where Wrapped: SQLBindable {
-    public var sqlValue: SQLValue { self?.sqlValue ?? .null }
+    var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }
 
 extension SQLValue: SQLBindable {
-    public var sqlValue: SQLValue { self }
+    var sqlValue: SQLValue { self }
 }

@@ -17,7 +17,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// explained otherwise (an I/O error on a file system mounted read-only is `readOnly`).
     public let fault: LedgerFault
 
-    public init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
+    package init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
         self.init(code: code, message: message, sql: sql, hint: hint, fault: LedgerFault(sqliteCode: code))
     }
 
@@ -58,7 +58,7 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
         "audit it with tipledger reverify, and restore it from a copy made with tipledger backup (see the README)"
 
     /// Whether retrying later may succeed (the database was busy or locked).
-    public var isTransient: Bool {
+    var isTransient: Bool {
         let primary = code & 0xff
         return primary == 5 || primary == 6  // SQLITE_BUSY, SQLITE_LOCKED
     }

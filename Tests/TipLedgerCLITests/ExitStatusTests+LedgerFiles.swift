@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TipLedgerStore
+
+@testable import TipLedgerStore
 
 /// A file named as the ledger that is no ledger this tipledger can use: each command exits with
 /// 74, names the file and what is wrong with it, and leaves it as it was.

@@ -5,6 +5,7 @@ import TipLedgerCore
 import TipLedgerTestSupport
 
 @testable import TipLedgerCLI
+@testable import TipLedgerPresentation
 
 /// A signed field reaches no output as it is when it could drive a terminal, forge a line or
 /// run as a spreadsheet formula: whoever gets a payload signed by a trusted chain (a test chain,
@@ -99,6 +100,6 @@ import TipLedgerTestSupport
     /// A CSV cell, whatever it holds, stays one cell of one row, and no spreadsheet runs it.
     @Test(arguments: products)
     func aCSVCellIsEscapedAndGuarded(_ product: Product) {
-        #expect(ReportRendering.csvCell(product.id) == product.csv)
+        #expect(CSV.cell(product.id) == product.csv)
     }
 }

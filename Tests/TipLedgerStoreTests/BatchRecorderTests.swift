@@ -6,7 +6,7 @@ import TipLedgerTestSupport
 @testable import TipLedgerStore
 
 /// `BatchRecorder`: batches share a write transaction until `commit`, and each batch keeps the
-/// ledger's rules on its own (SPEC 4: a rejected input writes nothing, and one bad item never
+/// ledger's rules on its own (docs/ledger.md: a rejected input writes nothing, and one bad item never
 /// loses the good ones around it).
 @Suite struct BatchRecorderTests {
     func id(_ number: Int) -> String { String(2_000_000_000_000_000 + number) }

@@ -5,13 +5,14 @@ import TipLedgerTestSupport
 
 @testable import TipLedgerStore
 
-/// SPEC 4: a rejected input writes nothing, and one bad item never loses the good ones around it.
+/// A rejected input writes nothing, and one rejected item never loses the good ones around it
+/// (docs/ledger.md).
 @Suite struct BatchTests {
     let hour = TestLedger.hour
     let reference = TestLedger.reference
 
     /// Makes the store fail every insert of transaction `id`, as a full disk or a constraint
-    /// would, so a batch item fails inside its savepoint.
+    /// would, so a batch item fails otherwise than by its rejection, after it wrote part of itself.
     func refuseTransaction(_ id: String, in store: TestLedger) throws {
         try store.ledger.execute(
             """
@@ -20,49 +21,37 @@ import TipLedgerTestSupport
             """)
     }
 
-    @Test func itemFailingInsideItsSavepointLeavesTheOthersRecorded() throws {
-        let store = try TestLedger()
-        try refuseTransaction("2000000000000002", in: store)
-
-        let results = try store.results(ofBatch: [
-            try TestChains.transaction(id: "2000000000000001"), try TestChains.transaction(id: "2000000000000002"),
-            try TestChains.transaction(id: "2000000000000003"),
-        ])
-
-        #expect(results.count == 3)
-        #expect((try? results[0].get())?.outcome == .recorded)
-        #expect((try? results[2].get())?.outcome == .recorded)
-        guard case .failure(let error) = results[1] else {
-            Issue.record("the refused item was recorded")
-            return
-        }
-        #expect(error.message.contains("provoked failure"))
-        #expect(
-            try store.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id") == [
-                "2000000000000001", "2000000000000003",
-            ])
-        // Nothing of the failed item stays: no evidence, no event.
-        #expect(try store.count("evidence") == 2)
-        #expect(try store.ledger.integer("SELECT count(*) FROM events WHERE transaction_id = '2000000000000002'") == 0)
+    /// Whether `error` is the failure `refuseTransaction` provokes.
+    func isProvoked(_ error: any Error) -> Bool {
+        (error as? StoreError)?.message.contains("provoked failure") == true
     }
 
-    @Test func notificationFailingInsideItsSavepointIsNotMarkedAsSeen() throws {
+    /// An item that fails otherwise than by its rejection may have written part of itself (its
+    /// evidence, here): the batch fails as a whole, as `verify`'s batches do, and writes nothing.
+    @Test func itemFailingOtherwiseFailsTheBatchAsAWholeAndWritesNothing() throws {
+        let store = try TestLedger()
+        try refuseTransaction("2000000000000002", in: store)
+        let batch = try ["2000000000000001", "2000000000000002", "2000000000000003"].map {
+            try TestChains.transaction(id: $0)
+        }
+
+        #expect(performing: { try store.results(ofBatch: batch) }, throws: isProvoked)
+
+        #expect(try store.count("transactions") == 0)
+        #expect(try store.count("evidence") == 0)
+        #expect(try store.count("events") == 0)
+    }
+
+    @Test func notificationFailingOtherwiseIsNotMarkedAsSeen() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: "2000000000000002")
-        let refund = try TestChains.notification(
-            type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase)
+        let refund = try TestLedger.notification("REFUND", about: purchase)
         try refuseTransaction("2000000000000002", in: store)
 
-        let results = try store.results(ofBatch: [try TestChains.transaction(id: "2000000000000001"), refund])
+        #expect(performing: { try store.record(refund) }, throws: isProvoked)
 
-        #expect((try? results[0].get())?.outcome == .recorded)
-        guard case .failure(let error) = results[1] else {
-            Issue.record("the refund was recorded")
-            return
-        }
-        #expect(error.message.contains("provoked failure"))
         #expect(try store.count("notifications") == 0)
-        #expect(try store.count("evidence") == 1)
+        #expect(try store.count("evidence") == 0)
 
         // Once the store works again the same notification applies: it was never half-recorded.
         try store.ledger.execute("DROP TRIGGER refuse_one")
@@ -70,27 +59,6 @@ import TipLedgerTestSupport
 
         #expect(retried.outcome == .applied)
         #expect(retried.state == .refunded)
-    }
-
-    @Test func savepointUndoesOnlyTheFailedItemsChanges() throws {
-        let directory = try TemporaryDirectory()
-        let database = try Database(path: directory.file("savepoints.sqlite"))
-        try database.execute("CREATE TABLE items (name TEXT NOT NULL) STRICT")
-        struct Refused: Error {}
-
-        try database.writeTransaction {
-            _ = try database.savepoint { try database.run("INSERT INTO items VALUES ('kept before')") }
-            #expect(throws: Refused.self) {
-                try database.savepoint {
-                    try database.run("INSERT INTO items VALUES ('undone')")
-                    throw Refused()
-                }
-            }
-            _ = try database.savepoint { try database.run("INSERT INTO items VALUES ('kept after')") }
-        }
-
-        let names = try database.query("SELECT name FROM items ORDER BY rowid", []) { $0.text(0) }
-        #expect(names == ["kept before", "kept after"])
     }
 
     @Test func failedWriteTransactionWritesNothing() throws {

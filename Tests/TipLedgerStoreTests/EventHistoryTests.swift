@@ -5,7 +5,7 @@ import TipLedgerTestSupport
 
 @testable import TipLedgerStore
 
-/// SPEC 4, "Events": an append-only history from which every total can be recomputed.
+/// Events (docs/ledger.md): an append-only history from which every total can be recomputed.
 @Suite struct EventHistoryTests {
     let hour = TestLedger.hour
     let reference = TestLedger.reference
@@ -126,8 +126,7 @@ import TipLedgerTestSupport
         try store.record(purchase, finish: false)
         _ = try store.ledger.finish(["2000000000000001"])
         try store.record(
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REFUND", about: purchase))
 
         let events = try store.events(of: "2000000000000001").map { "\($0.kind) \($0.source)" }
 

@@ -2,10 +2,11 @@
 import Testing
 import TipLedgerCore
 import TipLedgerCrypto
-import TipLedgerStore
 import TipLedgerTestSupport
 
-/// SPEC 4: the raw signed JWS is kept as evidence, re-verifiable offline later.
+@testable import TipLedgerStore
+
+/// The raw signed JWS is kept as evidence, re-verifiable offline later (docs/ledger.md).
 @Suite struct EvidenceTests {
     let hour = TestLedger.hour
     let reference = TestLedger.reference
@@ -43,8 +44,7 @@ import TipLedgerTestSupport
     @Test func rawTokensAreRecoverableByteForByte() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: "2000000000000001")
-        let refund = try TestChains.notification(
-            type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase)
+        let refund = try TestLedger.notification("REFUND", about: purchase)
         guard case .notification(let verified) = try TestChains.verified(refund) else {
             Issue.record("the refund did not verify as a notification")
             return
@@ -101,8 +101,7 @@ import TipLedgerTestSupport
         let purchase = try TestChains.transaction(id: "2000000000000001")
         try store.record(batch: [
             purchase, try TestChains.transaction(id: "2000000000000002", environment: "Production"),
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase),
+            try TestLedger.notification("REFUND", about: purchase),
             try TestChains.notification(type: "TEST", uuid: TestChains.uuid(2)),
         ])
         var calls: [(Int, Int)] = []

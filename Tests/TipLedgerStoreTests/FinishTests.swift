@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
 
-/// SPEC 4, "Finish": verify finishes unless told not to; `finish` finishes pending ones once.
+@testable import TipLedgerStore
+
+/// Finishing (docs/ledger.md): verify finishes unless told not to; `finish` finishes pending ones once.
 @Suite struct FinishTests {
     let id = "2000000000000001"
     let hour = TestLedger.hour
@@ -114,8 +115,7 @@ import TipLedgerTestSupport
         try store.record(purchase, finish: true)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REFUND", about: purchase))
 
         #expect(result.state == .refunded)
         #expect(result.finished == true)
@@ -132,8 +132,7 @@ import TipLedgerTestSupport
         let purchase = try TestChains.transaction(id: id)
         try store.record(purchase, finish: false)
         try store.record(
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REFUND", about: purchase))
 
         #expect(try store.ledger.pending().isEmpty)
         #expect(try store.ledger.finish([id]).map(\.outcome) == [.finished])

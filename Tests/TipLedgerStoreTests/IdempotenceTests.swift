@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
-import TipLedgerStore
 import TipLedgerTestSupport
 
-/// SPEC 4, "Idempotent": the same transaction JWS or notificationUUID twice is recorded once.
+@testable import TipLedgerStore
+
+/// Idempotence (docs/ledger.md): the same transaction JWS or notificationUUID twice is recorded once.
 @Suite struct IdempotenceTests {
     let id = "2000000000000001"
     let hour = TestLedger.hour
@@ -23,7 +24,7 @@ import TipLedgerTestSupport
         #expect(try store.eventKinds(of: id) == ["recorded", "finished"])
     }
 
-    /// LocalTesting is Apple's other name for Xcode's environment (SPEC 2): one transaction
+    /// LocalTesting is Apple's other name for Xcode's environment (docs/verification.md): one transaction
     /// signed under each name is one row, under Xcode.
     @Test func aTransactionUnderLocalTestingAndXcodeIsOneRow() throws {
         let store = try TestLedger()

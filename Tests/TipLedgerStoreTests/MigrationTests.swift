@@ -6,7 +6,7 @@ import TipLedgerTestSupport
 
 @testable import TipLedgerStore
 
-/// SPEC 4: numbered migrations, one transaction each, recorded in `user_version`; newer and
+/// The schema (docs/ledger.md): numbered migrations, one transaction each, recorded in `user_version`; newer and
 /// foreign databases refused.
 @Suite struct MigrationTests {
     let directory: TemporaryDirectory

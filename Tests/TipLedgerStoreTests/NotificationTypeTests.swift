@@ -4,7 +4,7 @@ import TipLedgerTestSupport
 
 @testable import TipLedgerStore
 
-/// SPEC 4: consumption requests, and the types that are only recorded and acknowledged.
+/// Consumption requests, and the types that are only recorded and acknowledged (docs/ledger.md).
 @Suite struct NotificationTypeTests {
     let id = "2000000000000001"
     let hour = TestLedger.hour
@@ -97,7 +97,8 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         let plan = try store.ledger.withReader { database in
             try database.query(
-                "EXPLAIN QUERY PLAN SELECT 1 FROM consumption_requests AS request WHERE NOT \(Ledger.decided)", []
+                "EXPLAIN QUERY PLAN SELECT 1 FROM consumption_requests AS request WHERE NOT \(ConsumptionRequestTracker.decided)",
+                []
             ) { $0.text(3) ?? "" }
         }
         #expect(
@@ -236,8 +237,7 @@ import TipLedgerTestSupport
         try store.record(purchase)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "ONE_TIME_CHARGE", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("ONE_TIME_CHARGE", about: purchase))
 
         #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(try store.count("transactions") == 1)

@@ -2,10 +2,11 @@
 import Foundation
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
 
-/// SPEC 4: refunds, reversals and revocations, whatever order they arrive in.
+@testable import TipLedgerStore
+
+/// Refunds, reversals and revocations, whatever order they arrive in (docs/ledger.md).
 @Suite struct RefundTests {
     let id = "2000000000000001"
     let account = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
@@ -18,9 +19,7 @@ import TipLedgerTestSupport
         try store.record(purchase)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase,
-                revocationReason: 1))
+            try TestLedger.notification("REFUND", about: purchase, revocationReason: 1))
 
         #expect(result == RecordResult(outcome: .applied, transactionId: id, state: .refunded, finished: true))
         let row = try #require(try store.transaction(id))
@@ -37,8 +36,7 @@ import TipLedgerTestSupport
     @Test func refundThenReversalThenLateDuplicateOfTheRefundStaysReinstated() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: id)
-        let refund = try TestChains.notification(
-            type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase)
+        let refund = try TestLedger.notification("REFUND", about: purchase)
         let reversal = try TestChains.notification(
             type: "REFUND_REVERSED", uuid: TestChains.uuid(2), signedDate: reference + 2 * hour, around: purchase)
         try store.record(purchase)
@@ -62,8 +60,7 @@ import TipLedgerTestSupport
         let purchase = try TestChains.transaction(id: id)
         try store.record(purchase)
         try store.record(
-            try TestChains.notification(
-                type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REFUND", about: purchase))
         try store.record(
             try TestChains.notification(
                 type: "REFUND_REVERSED", uuid: TestChains.uuid(2), signedDate: reference + 3 * hour, around: purchase))
@@ -82,7 +79,7 @@ import TipLedgerTestSupport
     }
 
     /// The tip bought three hours before the verifier's clock (`TestLedger.reference`), re-signed
-    /// without a `signedDate` (SPEC 1.4 allows it; the verifier then checks it at the current
+    /// without a `signedDate` (docs/verification.md allows it; the verifier then checks it at the current
     /// time) and without revocation fields.
     func unsignedDateCopy() throws -> String {
         var fields = TestTransaction(
@@ -93,7 +90,7 @@ import TipLedgerTestSupport
     }
 
     /// A payload without a signedDate counts as older than any signed one: it does not undo a
-    /// refund signed before the verifier's clock read (SPEC 4, order-safe).
+    /// refund signed before the verifier's clock read (docs/ledger.md, order-safe).
     @Test func aTransactionWithoutSignedDateDoesNotUndoASignedRefund() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: id, purchaseDate: reference - 3 * hour)
@@ -162,7 +159,7 @@ import TipLedgerTestSupport
     }
 
     /// A refund with no date at all, neither its notification's nor its transaction's, shows
-    /// no time: arriving after a dated reversal, it does not undo it (SPEC 4), and two such
+    /// no time: arriving after a dated reversal, it does not undo it (docs/ledger.md), and two such
     /// notifications end the same whether recorded together or apart.
     @Test func anUndatedRefundDoesNotUndoADatedReversal() throws {
         let store = try TestLedger()
@@ -194,8 +191,7 @@ import TipLedgerTestSupport
             let purchase = try TestChains.transaction(id: "2000000000000001")
             return [
                 purchase,
-                try TestChains.notification(
-                    type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase),
+                try TestLedger.notification("REFUND", about: purchase),
                 try TestChains.notification(
                     type: "REFUND_REVERSED", uuid: TestChains.uuid(2), signedDate: reference + 3 * hour,
                     around: purchase),
@@ -228,8 +224,7 @@ import TipLedgerTestSupport
     @Test func refundBeforeItsPurchaseRecordsTheTransactionAlreadyRefunded() throws {
         let store = try TestLedger()
         let purchase = try TestChains.transaction(id: id, price: 1990)
-        let refund = try TestChains.notification(
-            type: "REFUND", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase)
+        let refund = try TestLedger.notification("REFUND", about: purchase)
 
         let applied = try store.record(refund)
 
@@ -252,7 +247,7 @@ import TipLedgerTestSupport
         #expect(try store.ledger.pending().isEmpty)
     }
 
-    /// `price × revocationPercentage / 100000`, rounded half up (SPEC 3 and 4).
+    /// `price × revocationPercentage / 100000`, rounded half up (docs/ledger.md).
     @Test(
         arguments: [
             (price: Int64(9990), percentage: Int32(33333), refunded: Int64(3330)),  // 3329.9667
@@ -293,8 +288,7 @@ import TipLedgerTestSupport
         try store.record(purchase)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "REVOKE", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REVOKE", about: purchase))
 
         #expect(result == RecordResult(outcome: .applied, transactionId: id, state: .revoked, finished: true))
         let row = try #require(try store.transaction(id))
@@ -319,8 +313,7 @@ import TipLedgerTestSupport
         let purchase = try TestChains.transaction(id: id)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "REVOKE", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REVOKE", about: purchase))
 
         #expect(result == RecordResult(outcome: .applied, transactionId: id, state: .revoked, finished: false))
         #expect(try store.transaction(id)?.net == 0)
@@ -332,8 +325,7 @@ import TipLedgerTestSupport
         try store.record(purchase)
 
         let result = try store.record(
-            try TestChains.notification(
-                type: "REFUND_DECLINED", uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase))
+            try TestLedger.notification("REFUND_DECLINED", about: purchase))
 
         #expect(result == RecordResult(outcome: .recorded, transactionId: id, state: .finished, finished: true))
         #expect(try store.transaction(id)?.net == 990)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// `report`: per environment, group and currency; environments and currencies never added.
 @Suite struct ReportTests {

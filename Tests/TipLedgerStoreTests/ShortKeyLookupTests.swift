@@ -22,7 +22,7 @@ import TipLedgerTestSupport
         let store = try TestLedger()
         let restoreFrom = "SELECT * FROM transactions WHERE "
 
-        #expect(try Self.plan(RecordWriter.selectEvidenceId, in: store) == [search("evidence", "evidence_by_digest")])
+        #expect(try Self.plan(EvidenceStore.selectEvidenceId, in: store) == [search("evidence", "evidence_by_digest")])
         #expect(
             try Self.plan(Ledger.selectKnownToken, parameters: 2, in: store).first == search("e", "evidence_by_digest"))
         // The part and the short key, for every environment or only some.

@@ -24,6 +24,14 @@ final class TestLedger: Sendable {
         ledger = try Ledger.open(path: path, clock: .fixed(AppleDate(wholeMilliseconds: now)))
     }
 
+    /// A notification of `type` about `purchase` (a transaction's token), with UUID 1, signed
+    /// an hour after the reference time: what most tests send once the purchase is recorded.
+    static func notification(_ type: String, about purchase: String, revocationReason: Int32 = 0) throws -> String {
+        try TestChains.notification(
+            type: type, uuid: TestChains.uuid(1), signedDate: reference + hour, around: purchase,
+            revocationReason: revocationReason)
+    }
+
     /// Verifies `token` with the standard verifier and records it.
     @discardableResult
     func record(_ token: String, finish: Bool = true) throws -> RecordResult {

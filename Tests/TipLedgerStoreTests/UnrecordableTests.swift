@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TipLedgerCore
-import TipLedgerStore
 import TipLedgerTestSupport
+
+@testable import TipLedgerStore
 
 /// Verified payloads the ledger refuses to record, as rejections of the input: what it keys on
 /// is missing, or amounts it adds up are out of range.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 
-@testable import TipLedgerCLI
+@testable import TipLedgerPresentation
 @testable import TipLedgerStore
 
 @Suite struct ReportRenderingTests {
@@ -12,15 +12,16 @@ import Testing
         ("0.0000000001", "less than 0.000001%"),
     ])
     func theCommissionPrintsAsWritten(_ given: String, _ printed: String) throws {
-        #expect(ReportRendering.percent(try ReportQuery.commissionRate(given)) == printed)
+        #expect(try CommissionRate(parsing: given).percent == printed)
     }
 
     /// In JSON too, without the noise of binary fractions.
     @Test(arguments: [("33.3%", "0.333"), ("1.1%", "0.011"), ("0.15", "0.15"), ("12.25%", "0.1225")])
     func theCommissionRateInJSONIsTheRateWritten(_ given: String, _ printed: String) throws {
         let report = Report(rows: [], openConsumptionRequests: [])
-        let json = LedgerJSON.report(
-            report, grouping: .currency, commission: try ReportQuery.commissionRate(given), catalog: nil)
+        let json = ReportRendering(
+            report: report, grouping: .currency, commission: try CommissionRate(parsing: given), catalog: nil
+        ).json
         #expect(json.contains(#""commissionRate":\#(printed),"#), "\(json)")
     }
 }
@@ -57,23 +58,23 @@ import Testing
         let row = ReportRow(
             environment: .sandbox, group: nil, currency: currency, transactions: 1, units: 1, grossMilli: net,
             refundedMilli: 0, revokedMilli: 0)
-        #expect(row.estimatedProceedsMilli(commission: 0.15) == proceeds)
+        #expect(CommissionRate(0.15).estimatedProceedsMilli(of: row) == proceeds)
     }
 
     /// Exact to the cent where binary fractions are not: 0.35 at 30 % is 0.245, which rounds
     /// to 0.25, and so on for every net up to 100.00 at rates written in percent.
     @Test(arguments: ["30%", "0.3", "15%", "17.5%", "33%"])
     func proceedsRoundHalvesUpExactly(_ given: String) throws {
-        let rate = try ReportQuery.commissionRate(given)
-        let keptTenths = 1000 - Int64((rate * 1000).rounded())  // the rate kept, in tenths of a percent
+        let rate = try CommissionRate(parsing: given)
+        let keptTenths = 1000 - Int64((rate.value * 1000).rounded())  // the rate kept, in tenths of a percent
         for cents in Int64(0)...10_000 {
             let row = ReportRow(
                 environment: .sandbox, group: nil, currency: "USD", transactions: 1, units: 1, grossMilli: cents * 10,
                 refundedMilli: 0, revokedMilli: 0)
             // cents × kept / 1000, halves up, in integers.
             let expected = (cents * keptTenths * 2 + 1000) / 2000 * 10
-            #expect(row.estimatedProceedsMilli(commission: rate) == expected, "\(cents) cents at \(given)")
-            if row.estimatedProceedsMilli(commission: rate) != expected { break }
+            #expect(rate.estimatedProceedsMilli(of: row) == expected, "\(cents) cents at \(given)")
+            if rate.estimatedProceedsMilli(of: row) != expected { break }
         }
     }
 }

@@ -9,6 +9,12 @@ extension ReportQuery {
         /// What the parameter takes, e.g. "a date like 2025-10-01".
         public let expected: String
         public let given: String
+
+        public init(parameter: String, expected: String, given: String) {
+            self.parameter = parameter
+            self.expected = expected
+            self.given = given
+        }
     }
 
     /// A query from text parameters as the CLI and the HTTP service receive them. A plain date
@@ -43,23 +49,5 @@ extension ReportQuery {
         }
         let isPlainDay = text.utf8.count == 10
         return date.wholeMilliseconds + (endOfDay && isPlainDay ? 86_400_000 : 0)
-    }
-
-    /// A commission rate: `0.15` or `15%`, from 0 up to (not including) 100 %.
-    public static func commissionRate(_ text: String) throws(ParameterError) -> Double {
-        var number = text
-        var scale = 1.0
-        if number.hasSuffix("%") {
-            number.removeLast()
-            scale = 100
-        }
-        // Below 100 % once counted to the eight decimals proceeds use (`estimatedProceedsMilli`).
-        guard let value = Double(number), value.isFinite, value >= 0,
-            ReportRow.rateUnits(value / scale) < Double(ReportRow.rateScale)
-        else {
-            throw ParameterError(
-                parameter: "commission", expected: "a rate such as 0.15 or 15%, below 100%", given: text)
-        }
-        return value / scale
     }
 }

@@ -2,76 +2,10 @@
 internal import TipLedgerCore
 internal import TipLedgerStore
 
-/// What `verify` says about one input line, in text or as one JSON object per line (SPEC
-/// section 5). A known repeat prints exactly what verifying and recording it again would.
-struct VerifyReport {
-    enum Body {
-        case rejected(VerificationError)
-        /// Verified; `recording` is nil in a dry run.
-        case verified(VerifiedPayload, recording: RecordResult?)
-        case known(KnownToken)
-
-        /// A verdict, not recorded yet.
-        init(_ verdict: Result<VerifiedPayload, VerificationError>) {
-            switch verdict {
-            case .success(let payload): self = .verified(payload, recording: nil)
-            case .failure(let error): self = .rejected(error)
-            }
-        }
-    }
-
-    let line: Int
-    let body: Body
-
-    /// Whether the line counts as accepted.
-    var accepted: Bool {
-        switch body {
-        case .verified, .known: true
-        case .rejected: false
-        }
-    }
-
-    /// Appends the report as one JSON line to `bytes`.
-    func appendJSON(to bytes: inout [UInt8]) {
-        // The writer takes the buffer over, so appending never copies it.
-        var writer = JSONWriter(appendingTo: bytes)
-        bytes = []
-        writer.object { object in
-            object.field("line", line)
-            switch body {
-            case .rejected(let error):
-                object.field("ok", false)
-                object.field("error", error.code.rawValue)
-                object.field("appleStatus", error.appleStatus)
-                object.field("message", error.message)
-            case .verified(let payload, let recording):
-                object.field("ok", true)
-                object.field("kind", payload.kind.rawValue)
-                LedgerJSON.writeVerified(payload, recording: recording, to: &object)
-            case .known(let known):
-                object.field("ok", true)
-                object.field("kind", known.kind.rawValue)
-                object.field("environment", known.environment.rawValue)
-                if known.kind == .notification {
-                    object.field("notificationType", known.notificationType)
-                    object.field("subtype", known.subtype)
-                    object.field("notificationUUID", known.notificationUUID)
-                    object.field("transactionId", known.result.transactionId)
-                } else {
-                    object.field("transactionId", known.result.transactionId)
-                    object.field("productId", known.productId)
-                    object.field("appAccountToken", known.account)
-                }
-                LedgerJSON.writeRecording(known.result, to: &object)
-            }
-        }
-        writer.newline()
-        bytes = writer.bytes
-    }
-
+extension VerifyReport {
     /// Appends the report as one line of text to `bytes`, word by word in place (no string per
     /// word): `verify` prints thousands of these a second.
-    func appendText(to bytes: inout [UInt8]) {
+    public func appendText(to bytes: inout [UInt8]) {
         bytes.append(contentsOf: "line \(line):".utf8)
         let recording: RecordResult?
         switch body {
