@@ -23,7 +23,7 @@ public func fuzzWebhook(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         Property.require(
             (try? WebhookBody.signedPayload(of: WebhookBody.wrapping(token))) == token, "wrapping does not round-trip")
     } catch {
-        let limit = VerificationPolicy.maximumTokenBytes + 1024
+        let limit = VerificationPolicy.maximumInputBytes
         Property.require(
             error.code == .malformedJWS || (error.code == .tooLarge && bytes.count > limit),
             "refused with \(error)")
