@@ -7,7 +7,7 @@ public enum WebhookBody {
     /// Whether an input line is a webhook body rather than a bare token: a JSON object, after
     /// the whitespace allowed around a token.
     public static func isBody(_ line: String) -> Bool {
-        line.utf8.first { !UnverifiedJWS.isSpace($0) } == UInt8(ascii: "{")
+        line.utf8.first { !JSONParser.isWhitespace($0) } == UInt8(ascii: "{")
     }
 
     /// The `signedPayload` of a webhook body; other members are ignored.
@@ -19,8 +19,8 @@ public enum WebhookBody {
                 .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
         }
         let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
-        let trimmed = UnverifiedJWS.trimmed(body)
-        guard !trimmed.isEmpty else {
+        let text = body.utf8.drop { JSONParser.isWhitespace($0) }
+        guard !text.isEmpty else {
             throw VerificationError(.malformedJWS, "the body is empty; \(shape)")
         }
         let value: JSONValue
@@ -28,7 +28,7 @@ public enum WebhookBody {
             value = try JSONParser.parse(body)
         } catch {
             // A bare token is the likeliest mistake: it starts with the base64url of `{"`.
-            let bare = trimmed.hasPrefix("eyJ")
+            let bare = text.starts(with: "eyJ".utf8)
             throw VerificationError(
                 .malformedJWS, bare ? "the body is a bare JWS; \(shape)" : "the body is not JSON: \(error)")
         }

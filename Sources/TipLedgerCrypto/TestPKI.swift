@@ -14,11 +14,6 @@ public struct TestPKI: Sendable {
     public let leaf: Certificate
     public let leafKey: PrivateKey
 
-    /// Marker OID on App Store receipt-signing leaves.
-    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
-    /// Marker OID on Apple's WWDR intermediate.
-    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
-
     /// How to mint the PKI; the defaults give a valid chain.
     public struct Options: Sendable {
         /// Start of every certificate's validity, seconds since 1970.
@@ -82,7 +77,7 @@ public struct TestPKI: Sendable {
                 notAfter: options.intermediateNotAfter ?? options.notAfter, isCA: options.intermediateIsCA,
                 pathLength: options.intermediateIsCA ? 0 : nil,
                 keyUsage: options.intermediateIsCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature",
-                markerOIDs: options.intermediateHasMarker ? [intermediateMarkerOID] : []),
+                markerOIDs: options.intermediateHasMarker ? [AppleMarkerOID.wwdrIntermediate] : []),
             subjectKey: intermediateKey, issuer: (root, rootKey))
         let leafKey = try PrivateKey.generate(curve: options.leafCurve)
         let leaf = try Certificate.mint(
@@ -91,7 +86,7 @@ public struct TestPKI: Sendable {
                 notBefore: options.leafNotBefore ?? options.notBefore,
                 notAfter: options.leafNotAfter ?? options.notAfter, isCA: options.leafIsCA,
                 keyUsage: options.leafIsCA ? "critical,keyCertSign,digitalSignature" : "critical,digitalSignature",
-                markerOIDs: options.leafHasMarker ? [leafMarkerOID] : []),
+                markerOIDs: options.leafHasMarker ? [AppleMarkerOID.receiptSigningLeaf] : []),
             subjectKey: leafKey, issuer: (intermediate, intermediateKey))
         return TestPKI(
             root: root, rootKey: rootKey, intermediate: intermediate, intermediateKey: intermediateKey, leaf: leaf,

@@ -74,18 +74,16 @@ extension Ledger {
     /// Records a batch of verified payloads in one transaction, so that one failure leaves the
     /// others recorded (see `RecordWriter.record`). Returns one result per item, in order.
     ///
-    /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
-    /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
-    /// already computed it, so it is not computed again; nil where it did not. Throws only when
-    /// the batch as a whole could not be written (database busy past the timeout, disk full);
-    /// then nothing of it was written.
-    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
+    /// Transactions are finished (delivered) when `finish` is true. Throws only when the batch
+    /// as a whole could not be written (database busy past the timeout, disk full); then
+    /// nothing of it was written.
+    public func record(_ items: [VerifiedPayload], finish: Bool) throws
         -> [Result<RecordResult, StoreError>]
     {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         let results = try write { database in
-            try RecordWriter(database: database, now: now).record(items, tokenDigests: tokenDigests, finish: finish)
+            try RecordWriter(database: database, now: now).record(items, finish: finish)
         }
         // An item that failed alone, for another reason than its rejection, is a write that
         // failed as much as a batch that did.

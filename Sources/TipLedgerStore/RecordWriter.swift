@@ -2,10 +2,6 @@
 internal import TipLedgerCore
 internal import TipLedgerCrypto
 
-#if canImport(Glibc)
-    internal import Glibc
-#endif
-
 /// The rules of SPEC section 4 for one verified payload, inside an open write transaction.
 struct RecordWriter {
     let database: Database
@@ -20,12 +16,12 @@ struct RecordWriter {
     /// (`recordEach`). If an item fails otherwise, that transaction is undone and a second
     /// records them item by item, each in a savepoint, so the failure costs only that item. A
     /// failure of the transaction itself (busy past the timeout, disk full) is thrown as it is.
-    func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Results {
+    func record(_ items: [VerifiedPayload], finish: Bool) throws -> Results {
         var itemFailed = false
         do {
             return try database.writeTransaction {
                 do {
-                    return try recordEach(items, tokenDigests: tokenDigests, finish: finish).map {
+                    return try recordEach(items, finish: finish).map {
                         $0.mapError(StoreError.init(rejecting:))
                     }
                 } catch {
@@ -39,7 +35,7 @@ struct RecordWriter {
                 do {
                     return .success(
                         try database.savepoint {
-                            try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish)
+                            try record(items[index], finish: finish)
                         })
                 } catch {
                     // Some errors (disk full, I/O error, out of memory) make SQLite roll back
@@ -57,12 +53,11 @@ struct RecordWriter {
     /// fails alone, with nothing to undo. Any other failure of an item is thrown, and the
     /// transaction then holds part of that item: the caller must roll it back. So is a
     /// rejection that came after a write, as a ledger error: that would be a broken promise.
-    func recordEach(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Rejections {
-        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
-        return try items.indices.map { index in
+    func recordEach(_ items: [VerifiedPayload], finish: Bool) throws -> Rejections {
+        try items.map { item in
             let changesBefore = database.totalChanges
             do {
-                return .success(try record(items[index], digest: Self.digest(tokenDigests, index), finish: finish))
+                return .success(try record(item, finish: finish))
             } catch let error as StoreError {
                 guard let rejection = error.rejection else { throw error }
                 guard database.totalChanges == changesBefore else {
@@ -74,18 +69,13 @@ struct RecordWriter {
         }
     }
 
-    private static func digest(_ digests: [[UInt8]?], _ index: Int) -> [UInt8]? {
-        digests.isEmpty ? nil : digests[index]
-    }
-
-    /// `digest` is the SHA-256 of the item's token when the caller has it.
-    func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
+    func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
         if let reason = Ledger.unrecordableReason(item) { throw StoreError(rejecting: reason) }
         switch item {
         case .transaction(let transaction):
-            return try recordSubmitted(transaction, digest: digest, finish: finish)
+            return try recordSubmitted(transaction, finish: finish)
         case .notification(let notification):
-            return try recordNotification(notification, digest: digest)
+            return try recordNotification(notification)
         case .renewalInfo, .appTransaction:
             return RecordResult(outcome: .notRecorded, transactionId: nil, state: nil, finished: nil)
         }
@@ -93,24 +83,21 @@ struct RecordWriter {
 
     // MARK: Transactions submitted by the app
 
-    private func recordSubmitted(_ transaction: VerifiedTransaction, digest: [UInt8]?, finish: Bool) throws
-        -> RecordResult
-    {
+    private func recordSubmitted(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
         guard let transactionId = transaction.transactionId else {
             throw StoreError(rejecting: Ledger.noTransactionId)
         }
-        let digest = digest ?? SHA256.hash(transaction.jws.utf8)
         var current = try amounts(transaction.environment.rawValue, transactionId)
         // A token stored before is a repeat, answered as one whatever it says (a notification
         // may have carried it for a transaction then unknown): only a new token is held against
         // the row.
         if let row = current, let contradiction = try contradiction(of: transaction, row: row),
-            try storedEvidenceId(digest) == nil
+            try storedEvidenceId(transaction.evidence.digest) == nil
         {
             throw contradiction
         }
         let evidence = try storeEvidence(
-            transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
+            transaction.evidence, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate
@@ -145,7 +132,7 @@ struct RecordWriter {
 
     // MARK: Notifications
 
-    private func recordNotification(_ notification: VerifiedNotification, digest: [UInt8]?) throws -> RecordResult {
+    private func recordNotification(_ notification: VerifiedNotification) throws -> RecordResult {
         let uuid = notification.notificationUUID.lowercased()
         let nestedId = notification.transaction?.transactionId
         let environment = notification.environment
@@ -157,7 +144,7 @@ struct RecordWriter {
         if let existing = try database.queryOne(
             "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", uuid, row: { $0.text(0) })
         {
-            try adoptVerdict(digest ?? SHA256.hash(notification.jws.utf8), context: notification.context)
+            try adoptVerdict(notification.evidence.digest, context: notification.context)
             return try result(.duplicate, transactionId: existing ?? nestedId)
         }
         let nestedRow: Amounts?
@@ -168,7 +155,7 @@ struct RecordWriter {
             throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
         }
         let evidence = try storeEvidence(
-            notification.jws, digest: digest, kind: "notification", environment: environment,
+            notification.evidence, kind: "notification", environment: environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
             transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
         let evidenceId = evidence.id
@@ -227,7 +214,7 @@ struct RecordWriter {
     ) throws -> NotificationEffect {
         guard let nested = notification.transaction else { return .acknowledged }
         let nestedEvidence = try storeEvidence(
-            nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
+            nested.evidence, kind: "transaction", environment: nested.environment,
             bundleId: nested.payload.bundleId, signedDate: nested.payload.signedDate,
             transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
         let evidenceId = nestedEvidence.id
@@ -588,35 +575,20 @@ struct RecordWriter {
         WHERE \(evidenceByDigest) AND (verifier_fingerprint IS NOT ?2 OR clock_free = 0)
         """
 
-    /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
-    /// header once per distinct header.
+    /// Stores a verified token once (by the SHA-256 the verifier worked out), its header once
+    /// per distinct header.
     private func storeEvidence(
-        _ token: String, digest: [UInt8]?, kind: String, environment: AppStoreEnvironment, bundleId: String?,
+        _ token: TokenEvidence, kind: String, environment: AppStoreEnvironment, bundleId: String?,
         signedDate: AppleDate?, transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
-        assert(digest == nil || digest == SHA256.hash(token.utf8), "a token digest that is not the token's")
-        let digest = digest ?? SHA256.hash(token.utf8)
+        assert(token.digest == SHA256.hash(token.token.utf8), "a token digest that is not the token's")
         // Stored once. The digest is not a unique key (its index holds 8 bytes of it), so it is
-        // looked up first, before the token is split and its body copied, inside the write
-        // transaction no other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT
-        // EXISTS, costs more: SQLite copies a SELECT from the table it inserts into through a
-        // temporary table.)
-        if let stored = try storedEvidenceId(digest) {
-            try adoptVerdict(digest, context: context)
+        // looked up first, before the token's body is copied, inside the write transaction no
+        // other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT EXISTS, costs
+        // more: SQLite copies a SELECT from the table it inserts into through a temporary table.)
+        if let stored = try storedEvidenceId(token.digest) {
+            try adoptVerdict(token.digest, context: context)
             return StoredEvidence(id: stored, isNew: false)
-        }
-        var token = token
-        // Split at the first '.' by bytes; the header is compared as bytes with the few known
-        // ones, so it becomes a String only when it is new.
-        let (headerId, body) = try token.withUTF8 { bytes throws -> (Int64, String) in
-            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else {
-                throw StoreError(code: 0, message: "a verified token has no '.'")
-            }
-            let dot = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            return (
-                try self.headerId(UnsafeBufferPointer(rebasing: bytes[..<dot])),
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
-            )
         }
         try database.run(
             """
@@ -624,33 +596,25 @@ struct RecordWriter {
                 notification_uuid, verifier_fingerprint, clock_free, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
-            transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
+            token.digest, kind, try headerId(of: token), String(token.body), environment.rawValue, bundleId,
+            signedDate?.wholeMilliseconds, transactionId, notificationUUID, context.verifierFingerprint,
+            !context.usedClock, now)
         return StoredEvidence(id: database.lastInsertedRowID, isNew: true)
     }
 
-    private static func equalBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard left.count == right.count else { return false }
-        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
-        return memcmp(leftBase, rightBase, left.count) == 0
-    }
-
-    /// The id of `header` in `jws_headers`, inserting it when new.
-    private func headerId(_ header: UnsafeBufferPointer<UInt8>) throws -> Int64 {
-        let known = database.headerIds.first { known in
-            known.header.withUnsafeBufferPointer { Self.equalBytes($0, header) }
-        }
-        if let known { return known.id }
-        let digest = SHA256.hash(UnsafeRawBufferPointer(header))
+    /// The id of `token`'s header in `jws_headers`, inserting it when new; remembered by the
+    /// header's digest for the few signing chains in use (`Database.headerIds`).
+    private func headerId(of token: TokenEvidence) throws -> Int64 {
+        if let known = database.headerIds.first(where: { $0.digest == token.headerDigest }) { return known.id }
         try database.run(
-            "INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", digest,
-            String(decoding: header, as: UTF8.self))
+            "INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", token.headerDigest,
+            String(token.header))
         guard
             let id = try database.queryOne(
-                "SELECT id FROM jws_headers WHERE sha256 = ?", digest, row: { $0.int64(0) })
+                "SELECT id FROM jws_headers WHERE sha256 = ?", token.headerDigest, row: { $0.int64(0) })
         else { throw StoreError(code: 0, message: "a stored header is missing") }
         if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
-        database.headerIds.append((Array(header), id))
+        database.headerIds.append((token.headerDigest, id))
         return id
     }
 }

@@ -417,8 +417,8 @@ enum DecodedField: Equatable {
         #expect(chain.root.isByteEqual(to: TrustAnchors.appleRootCAG3))
         #expect(chain.intermediate.hasCABasicConstraint)
         #expect(!chain.leaf.mayActAsCA)
-        #expect(chain.leaf.hasExtension(oid: Verifier.leafMarkerOID))
-        #expect(chain.intermediate.hasExtension(oid: Verifier.intermediateMarkerOID))
+        #expect(chain.leaf.hasExtension(oid: "1.2.840.113635.100.6.11.1"))
+        #expect(chain.intermediate.hasExtension(oid: "1.2.840.113635.100.6.2.1"))
         #expect(try chain.leaf.publicKey().isP256)
 
         let token = try token(x5c: try x5c(chainCase), signedAt: chainCase.effectiveDate)

@@ -188,7 +188,7 @@ extension RejectionScenario {
                     subject: [("CN", "tipledger TEST Direct Leaf")], serialNumber: 9,
                     notBefore: standard.leaf.notBefore,
                     notAfter: standard.leaf.notAfter, isCA: false, keyUsage: "critical,digitalSignature",
-                    markerOIDs: [TestPKI.leafMarkerOID]),
+                    markerOIDs: [AppleMarkerOID.receiptSigningLeaf]),
                 subjectKey: key, issuer: (standard.root, standard.rootKey))
             return try TestJWS.sign(
                 header: TestJWS.header(chain: [leaf, standard.root, standard.root]),
