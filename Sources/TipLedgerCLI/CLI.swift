@@ -52,10 +52,13 @@ public enum CLI {
     }
 
     /// What a command's `error` tells the user, and its exit status: a store error is the
-    /// ledger failing (74); an error of no kind the CLI knows is a bug of its own (70).
+    /// ledger failing (74), unless tipledger broke a rule of its own; that, and an error of no
+    /// kind the CLI knows, is a bug of its own (70).
     static func failure(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError: error
+        case let error as StoreError where error.isBrokenInvariant:
+            CLIError(.internalError, "internal error: \(error.description)")
         // Damage found past the opening checks: said as such, without the statement it broke.
         case let error as StoreError where error.isDamage && error.sql != nil:
             CLIError(

@@ -196,11 +196,10 @@ public final class TipLedgerService: Sendable {
         let recording: Recording
         do {
             recording = .recorded(try ledger.record(payload, finish: finish))
-        } catch {
+        } catch let refused as VerificationError {
             // `rejection` counts the verification by its code.
-            if let refused = (error as? StoreError)?.rejection {
-                return .answered(rejection(refused, status: rejectedStatus))
-            }
+            return .answered(rejection(refused, status: rejectedStatus))
+        } catch {
             recording = .answered(unavailable(error))
         }
         metrics.countVerification("ok")

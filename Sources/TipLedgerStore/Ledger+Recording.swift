@@ -72,14 +72,14 @@ extension Ledger {
     }
 
     /// Records a batch of verified payloads in one transaction, so that one failure leaves the
-    /// others recorded (see `RecordWriter.record`). Returns one result per item, in order.
+    /// others recorded (see `RecordWriter.record`). Returns one result per item, in order: an
+    /// item the ledger rejects fails with its `VerificationError`, one that failed otherwise
+    /// with a `StoreError`.
     ///
     /// Transactions are finished (delivered) when `finish` is true. Throws only when the batch
     /// as a whole could not be written (database busy past the timeout, disk full); then
     /// nothing of it was written.
-    public func record(_ items: [VerifiedPayload], finish: Bool) throws
-        -> [Result<RecordResult, StoreError>]
-    {
+    public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, any Error>] {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
         let results = try write { database in
@@ -90,7 +90,8 @@ extension Ledger {
         return results.map { $0.mapError(failedWrite) }
     }
 
-    /// Records one verified payload in its own transaction.
+    /// Records one verified payload in its own transaction. Throws the payload's
+    /// `VerificationError` when the ledger rejects it, a `StoreError` when the write failed.
     public func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
         try record([item], finish: finish)[0].get()
     }

@@ -8,7 +8,9 @@ struct RecordWriter {
     /// The time of recording, milliseconds since 1970.
     let now: Int64
 
-    typealias Results = [Result<RecordResult, StoreError>]
+    /// One result per item: its rejection (`VerificationError`), or another failure of the
+    /// item alone.
+    typealias Results = [Result<RecordResult, any Error>]
     /// One result per item, where the only failure is the item's rejection.
     typealias Rejections = [Result<RecordResult, VerificationError>]
 
@@ -21,9 +23,7 @@ struct RecordWriter {
         do {
             return try database.writeTransaction {
                 do {
-                    return try recordEach(items, finish: finish).map {
-                        $0.mapError(StoreError.init(rejecting:))
-                    }
+                    return try recordEach(items, finish: finish).map { $0.mapError { $0 } }
                 } catch {
                     itemFailed = true
                     throw error
@@ -37,12 +37,14 @@ struct RecordWriter {
                         try database.savepoint {
                             try record(items[index], finish: finish)
                         })
+                } catch let rejection as VerificationError {
+                    return .failure(rejection)
                 } catch {
                     // Some errors (disk full, I/O error, out of memory) make SQLite roll back
                     // the whole transaction by itself: then the batch has failed as a whole,
                     // and the items after this one must not go on outside it.
                     guard database.isInTransaction else { throw error }
-                    return .failure(error as? StoreError ?? StoreError(code: 0, message: "\(error)"))
+                    return .failure(error)
                 }
             }
         }
@@ -52,17 +54,16 @@ struct RecordWriter {
     /// an item runs before the item writes anything (`existingRow(of:)`), so a rejected item
     /// fails alone, with nothing to undo. Any other failure of an item is thrown, and the
     /// transaction then holds part of that item: the caller must roll it back. So is a
-    /// rejection that came after a write, as a ledger error: that would be a broken promise.
+    /// rejection that came after a write, as a broken invariant: that would be a broken promise.
     func recordEach(_ items: [VerifiedPayload], finish: Bool) throws -> Rejections {
         try items.map { item in
             let changesBefore = database.totalChanges
             do {
                 return .success(try record(item, finish: finish))
-            } catch let error as StoreError {
-                guard let rejection = error.rejection else { throw error }
+            } catch let rejection as VerificationError {
                 guard database.totalChanges == changesBefore else {
-                    throw StoreError(
-                        code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
+                    throw StoreError.brokenInvariant(
+                        "an item rejected after it wrote to the ledger: \(rejection.message)")
                 }
                 return .failure(rejection)
             }
@@ -70,7 +71,7 @@ struct RecordWriter {
     }
 
     func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
-        if let reason = Ledger.unrecordableReason(item) { throw StoreError(rejecting: reason) }
+        if let reason = Ledger.unrecordableReason(item) { throw reason }
         switch item {
         case .transaction(let transaction):
             return try recordSubmitted(transaction, finish: finish)
@@ -85,7 +86,7 @@ struct RecordWriter {
 
     private func recordSubmitted(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
         guard let transactionId = transaction.transactionId else {
-            throw StoreError(rejecting: Ledger.noTransactionId)
+            throw Ledger.noTransactionId
         }
         var current = try amounts(transaction.environment.rawValue, transactionId)
         // A token stored before is a repeat, answered as one whatever it says (a notification
@@ -150,9 +151,8 @@ struct RecordWriter {
         let nestedRow: Amounts?
         do {
             nestedRow = try notification.transaction.flatMap(existingRow(of:))
-        } catch let error as StoreError {
-            guard let rejection = error.rejection else { throw error }
-            throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
+        } catch let rejection as VerificationError {
+            throw rejection.within("data.signedTransactionInfo")
         }
         let evidence = try storeEvidence(
             notification.evidence, kind: "notification", environment: environment,
@@ -305,8 +305,8 @@ struct RecordWriter {
                 payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
                 finished ? now : nil)
             guard inserted == 1 else {
-                throw StoreError(
-                    code: 0, message: "a row for transaction \(transactionId) appeared while it was recorded")
+                throw StoreError.brokenInvariant(
+                    "a row for transaction \(transactionId) appeared while it was recorded")
             }
             let after = try insertedAmounts(payload, signedDate: signedDate, revoked: revoked, finished: finished)
             try database.run(
@@ -317,7 +317,7 @@ struct RecordWriter {
                 transactionId, environment, source: source, currency: payload.currency)
             return (.inserted(stateEvent ?? "transaction"), after)
         }
-        guard let before else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        guard let before else { throw StoreError.brokenInvariant("a transaction row vanished while it was recorded") }
         guard signedDate > before.signedDate else { return (.stale, before) }
         try database.run(
             """
@@ -352,13 +352,12 @@ struct RecordWriter {
 
     /// The rejection of `transaction` when it contradicts `row`, its transaction's row; nil
     /// when it does not.
-    private func contradiction(of transaction: VerifiedTransaction, row: Amounts) throws -> StoreError? {
+    private func contradiction(of transaction: VerifiedTransaction, row: Amounts) throws -> VerificationError? {
         guard let fields = try contradictedFields(transaction, rowid: row.rowid) else { return nil }
-        return StoreError(
-            rejecting: VerificationError(
-                .invalidPayload,
-                "it contradicts the recorded transaction \(transaction.transactionId ?? "?"): its "
-                    + "\(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")"))
+        return VerificationError(
+            .invalidPayload,
+            "it contradicts the recorded transaction \(transaction.transactionId ?? "?"): its "
+                + "\(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")")
     }
 
     /// The fields fixed at purchase that `transaction` gives otherwise than the row `rowid`
@@ -497,7 +496,7 @@ struct RecordWriter {
         guard
             let amounts = try database.queryOne(
                 Amounts.selectByRowid, rowid, row: Amounts.init)
-        else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        else { throw StoreError.brokenInvariant("a transaction row vanished while it was recorded") }
         return amounts
     }
 
@@ -612,7 +611,7 @@ struct RecordWriter {
         guard
             let id = try database.queryOne(
                 "SELECT id FROM jws_headers WHERE sha256 = ?", token.headerDigest, row: { $0.int64(0) })
-        else { throw StoreError(code: 0, message: "a stored header is missing") }
+        else { throw StoreError.brokenInvariant("a stored header is missing") }
         if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
         database.headerIds.append((token.headerDigest, id))
         return id

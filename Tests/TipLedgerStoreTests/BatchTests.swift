@@ -36,7 +36,7 @@ import TipLedgerTestSupport
             Issue.record("the refused item was recorded")
             return
         }
-        #expect(error.message.contains("provoked failure"))
+        #expect((error as? StoreError)?.message.contains("provoked failure") == true)
         #expect(
             try store.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id") == [
                 "2000000000000001", "2000000000000003",
@@ -60,7 +60,7 @@ import TipLedgerTestSupport
             Issue.record("the refund was recorded")
             return
         }
-        #expect(error.message.contains("provoked failure"))
+        #expect((error as? StoreError)?.message.contains("provoked failure") == true)
         #expect(try store.count("notifications") == 0)
         #expect(try store.count("evidence") == 1)
 

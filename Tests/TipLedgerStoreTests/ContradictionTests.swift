@@ -12,9 +12,9 @@ import TipLedgerTestSupport
     let hour = TestLedger.hour
     let reference = TestLedger.reference
 
-    func rejection(_ result: Result<RecordResult, StoreError>) -> VerificationError? {
+    func rejection(_ result: Result<RecordResult, any Error>) -> VerificationError? {
         guard case .failure(let error) = result else { return nil }
-        return error.rejection
+        return error as? VerificationError
     }
 
     @Test func aNewerVersionWithAnotherProductAndPriceIsRejected() throws {
