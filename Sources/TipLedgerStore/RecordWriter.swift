@@ -310,8 +310,9 @@ struct RecordWriter {
             }
             let after = try insertedAmounts(payload, signedDate: signedDate, revoked: revoked, finished: finished)
             try database.run(
-                finished ? Self.insertRecordedAndFinished : Self.insertRecorded, now, environment, transactionId,
-                source, payload.currency, after.gross, payload.productId)
+                Self.insertRecorded, now, environment, transactionId, source, payload.currency, after.gross,
+                payload.productId)
+            if finished { try database.run(Self.insertFinished, now, environment, transactionId, source) }
             let stateEvent = try recordStateChange(
                 from: Amounts(gross: after.gross, refunded: 0, revoked: 0, state: .pending), to: after,
                 transactionId, environment, source: source, currency: payload.currency)
@@ -518,10 +519,11 @@ struct RecordWriter {
     /// source, currency, gross amount and product id.
     static let insertRecorded = insertEvent + " VALUES (?1, ?2, ?3, 'recorded', ?4, ?5, ?6, 0, 0, ?7)"
 
-    /// `insertRecorded` and, in the same statement (one step rather than two, on the hot path
-    /// of `verify`), the `finished` event of a row inserted finished.
-    static let insertRecordedAndFinished =
-        insertRecorded + ", (?1, ?2, ?3, 'finished', ?4, NULL, 0, 0, 0, NULL)"
+    /// The `finished` event of a row inserted finished: its values are the time, environment,
+    /// transaction id and source. A statement of its own: inside a transaction, SQLite keeps a
+    /// statement journal (a copy of each page the statement changes) for a statement that
+    /// writes several rows, which cost more than a second step.
+    static let insertFinished = insertEvent + " VALUES (?1, ?2, ?3, 'finished', ?4, NULL, 0, 0, 0, NULL)"
 
     private func event(
         _ kind: String, _ transactionId: String?, _ environment: String, source: String, currency: String?,
