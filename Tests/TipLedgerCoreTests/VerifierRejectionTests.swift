@@ -502,6 +502,7 @@ extension RejectionScenario {
             Issue.record("\(scenario.name): verified")
         case .failure(let error):
             #expect(error.code == scenario.expected, "\(scenario.name)")
+            #expect(error.appleStatus == Self.table[scenario.expected]?.1, "\(scenario.name)")
             #expect(!error.message.isEmpty)
             let header = TestJWS.parts(token)[0]
             if header.count >= 40 {
@@ -554,22 +555,25 @@ extension RejectionScenario {
         #expect(error.message == message)
     }
 
+    /// Each code's name in JSON and Apple's status name for it, as docs/verification.md lists them.
+    static let table: [VerificationError.Code: (String, String)] = [
+        .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
+        .malformedJWS: ("malformed_jws", "INVALID_JWT_FORMAT"),
+        .unsupportedAlgorithm: ("unsupported_algorithm", "INVALID_JWT_FORMAT"),
+        .invalidChainLength: ("invalid_chain_length", "INVALID_CHAIN_LENGTH"),
+        .invalidCertificate: ("invalid_certificate", "INVALID_CERTIFICATE"),
+        .untrustedChain: ("untrusted_chain", "VERIFICATION_FAILURE"),
+        .certificateNotValidAtSignedDate: ("certificate_not_valid_at_signed_date", "VERIFICATION_FAILURE"),
+        .missingAppleOID: ("missing_apple_oid", "VERIFICATION_FAILURE"),
+        .badSignature: ("bad_signature", "VERIFICATION_FAILURE"),
+        .invalidPayload: ("invalid_payload", "INVALID_JWT_FORMAT"),
+        .wrongBundleId: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER"),
+        .wrongAppAppleId: ("wrong_app_apple_id", "INVALID_APP_IDENTIFIER"),
+        .wrongEnvironment: ("wrong_environment", "INVALID_ENVIRONMENT"),
+    ]
+
     @Test func codesAndAppleStatusesAreTheSpecTable() {
-        let table: [VerificationError.Code: (String, String)] = [
-            .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
-            .malformedJWS: ("malformed_jws", "INVALID_JWT_FORMAT"),
-            .unsupportedAlgorithm: ("unsupported_algorithm", "INVALID_JWT_FORMAT"),
-            .invalidChainLength: ("invalid_chain_length", "INVALID_CHAIN_LENGTH"),
-            .invalidCertificate: ("invalid_certificate", "INVALID_CERTIFICATE"),
-            .untrustedChain: ("untrusted_chain", "VERIFICATION_FAILURE"),
-            .certificateNotValidAtSignedDate: ("certificate_not_valid_at_signed_date", "VERIFICATION_FAILURE"),
-            .missingAppleOID: ("missing_apple_oid", "VERIFICATION_FAILURE"),
-            .badSignature: ("bad_signature", "VERIFICATION_FAILURE"),
-            .invalidPayload: ("invalid_payload", "INVALID_JWT_FORMAT"),
-            .wrongBundleId: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER"),
-            .wrongAppAppleId: ("wrong_app_apple_id", "INVALID_APP_IDENTIFIER"),
-            .wrongEnvironment: ("wrong_environment", "INVALID_ENVIRONMENT"),
-        ]
+        let table = Self.table
         #expect(table.count == VerificationError.Code.allCases.count)
         for code in VerificationError.Code.allCases {
             #expect(code.rawValue == table[code]?.0)
