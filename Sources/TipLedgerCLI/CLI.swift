@@ -84,9 +84,9 @@ public enum CLI {
             terminal.line("tipledger \(version)")
             return .success
         }
-        var name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
+        var name = scanner.nextPositional(skippingValuesOf: GlobalOption.valueFlags)
         if name == "help" {
-            name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
+            name = scanner.nextPositional(skippingValuesOf: GlobalOption.valueFlags)
             guard let name else {
                 terminal.write(generalUsage)
                 return .success

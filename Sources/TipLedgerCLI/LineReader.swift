@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -28,6 +29,12 @@ struct InputLine: Sendable {
     /// The line's text; nil when it was too long or not UTF-8.
     var text: String? {
         if case .text(let text) = content { text } else { nil }
+    }
+
+    /// Whether the line holds nothing but the whitespace allowed around a token: such lines are
+    /// skipped, not answered.
+    var isBlank: Bool {
+        text?.utf8.allSatisfy(JSONParser.isWhitespace) ?? false
     }
 }
 

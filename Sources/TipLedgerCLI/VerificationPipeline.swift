@@ -125,7 +125,7 @@ struct VerificationPipeline {
                 if reader.wouldWait(patience: Self.patience(readingSince: began)) { break }
             }
             guard let line = reader.next() else { break }
-            if let text = line.text, text.utf8.allSatisfy(JSONParser.isWhitespace) { continue }
+            if line.isBlank { continue }
             if began == nil { began = .now }
             lines.append(line)
         }
