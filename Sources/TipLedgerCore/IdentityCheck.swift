@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 /// Step 8 of docs/verification.md, in the order Apple's library uses: bundle id, app Apple id,
-/// environment. Renewal infos carry no bundle id; notifications and app transactions carry the
-/// app's Apple id.
+/// environment, of the identity the payload claims (`ClaimedIdentity`).
 struct IdentityCheck: VerificationCheck {
     func check(_ token: inout TokenUnderCheck, by verifier: Verifier) throws(VerificationError) {
-        guard let model = token.model, let signer = token.signer else {
+        guard let claimed = token.claim, let signer = token.signer else {
             preconditionFailure("the identity is checked after the model and the chain")
         }
         let policy = verifier.policy
-        let claimed = Claim(model)
         if claimed.checksBundle {
             guard let bundleId = claimed.bundleId else {
                 throw VerificationError(.wrongBundleId, "the payload has no bundleId")
@@ -49,30 +47,5 @@ struct IdentityCheck: VerificationCheck {
         // LocalTesting is Apple's other name for Xcode's: one environment, so the ledger keys,
         // answers and totals name it one way (the evidence keeps the payload's own word).
         token.environment = environment.isLocalTesting ? .xcode : environment
-    }
-
-    /// The identity a payload claims, and which of its parts Apple's model has for its kind.
-    private struct Claim {
-        var bundleId: String?
-        var appAppleId: Int64?
-        var rawEnvironment: String?
-        var checksBundle = true
-        var carriesAppAppleId = false
-
-        init(_ model: PayloadModel) {
-            switch model {
-            case .transaction(let payload):
-                (bundleId, rawEnvironment) = (payload.bundleId, payload.rawEnvironment)
-            case .notification(let payload):
-                (bundleId, appAppleId, rawEnvironment) = payload.claimedIdentity
-                carriesAppAppleId = true
-            case .renewalInfo(let payload):
-                rawEnvironment = payload.rawEnvironment
-                checksBundle = false
-            case .appTransaction(let payload):
-                (bundleId, appAppleId, rawEnvironment) = (payload.bundleId, payload.appAppleId, payload.rawReceiptType)
-                carriesAppAppleId = true
-            }
-        }
     }
 }

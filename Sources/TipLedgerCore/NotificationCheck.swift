@@ -4,7 +4,8 @@
 /// payload nested in it verified (steps 1–8 again) for the same app and environment.
 struct NotificationCheck: VerificationCheck {
     func check(_ token: inout TokenUnderCheck, by verifier: Verifier) throws(VerificationError) {
-        guard case .notification(let payload)? = token.model else { return }
+        // Asked first: matching the model copies it.
+        guard token.kind == .notification, case .notification(let payload)? = token.model else { return }
         guard let environment = token.environment else {
             preconditionFailure("a notification's payloads are checked after its identity")
         }

@@ -20,10 +20,27 @@ struct PayloadModelCheck: VerificationCheck {
         let reader = PayloadReader(token.payload)
         do {
             switch kind {
-            case .transaction: token.model = .transaction(try JWSTransactionDecodedPayload(reader))
-            case .notification: token.model = .notification(try ResponseBodyV2DecodedPayload(reader))
-            case .renewalInfo: token.model = .renewalInfo(try JWSRenewalInfoDecodedPayload(reader))
-            case .appTransaction: token.model = .appTransaction(try AppTransaction(reader))
+            case .transaction:
+                let payload = try JWSTransactionDecodedPayload(reader)
+                token.claim = ClaimedIdentity(bundleId: payload.bundleId, rawEnvironment: payload.rawEnvironment)
+                token.model = .transaction(payload)
+            case .notification:
+                let payload = try ResponseBodyV2DecodedPayload(reader)
+                let (bundleId, appAppleId, rawEnvironment) = payload.claimedIdentity
+                token.claim = ClaimedIdentity(
+                    bundleId: bundleId, appAppleId: appAppleId, rawEnvironment: rawEnvironment,
+                    carriesAppAppleId: true)
+                token.model = .notification(payload)
+            case .renewalInfo:
+                let payload = try JWSRenewalInfoDecodedPayload(reader)
+                token.claim = ClaimedIdentity(rawEnvironment: payload.rawEnvironment, checksBundle: false)
+                token.model = .renewalInfo(payload)
+            case .appTransaction:
+                let payload = try AppTransaction(reader)
+                token.claim = ClaimedIdentity(
+                    bundleId: payload.bundleId, appAppleId: payload.appAppleId, rawEnvironment: payload.rawReceiptType,
+                    carriesAppAppleId: true)
+                token.model = .appTransaction(payload)
             }
         } catch {
             throw VerificationError(.invalidPayload, error.description)

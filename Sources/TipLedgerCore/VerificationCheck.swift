@@ -31,8 +31,9 @@ struct TokenUnderCheck {
     var signer: Signer?
     /// `ChainCheck`: a three-certificate chain it validated, for the cache layer to keep.
     var validatedChain: ChainCache.Entry?
-    /// `PayloadModelCheck`.
+    /// `PayloadModelCheck`: the model, and the identity it claims, read once for `IdentityCheck`.
     var model: PayloadModel?
+    var claim: ClaimedIdentity?
     /// `IdentityCheck`: the environment the payload was verified for.
     var environment: AppStoreEnvironment?
     /// `NotificationCheck`: the notification's own fields, and its signed payloads, verified.
@@ -56,6 +57,16 @@ enum PayloadModel {
     case notification(ResponseBodyV2DecodedPayload)
     case renewalInfo(JWSRenewalInfoDecodedPayload)
     case appTransaction(AppTransaction)
+}
+
+/// The identity a payload claims, and which of its parts Apple's model has for its kind:
+/// renewal infos carry no bundle id; notifications and app transactions carry the app's Apple id.
+struct ClaimedIdentity {
+    var bundleId: String?
+    var appAppleId: Int64?
+    var rawEnvironment: String?
+    var checksBundle = true
+    var carriesAppAppleId = false
 }
 
 /// What a notification carries besides its identity: its id and type, and every signed payload

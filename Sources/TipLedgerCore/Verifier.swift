@@ -99,7 +99,7 @@ public final class Verifier: Sendable {
     private func check(_ jws: UnverifiedJWS, as expected: PayloadKind?) throws(VerificationError) -> VerifiedPayload {
         var token = TokenUnderCheck(jws, as: expected)
         for check in Self.checks { try check.check(&token, by: self) }
-        guard let model = token.model, let environment = token.environment else {
+        guard let model = token.model.take(), let environment = token.environment else {
             preconditionFailure("the checks ended without a model or an environment")
         }
         let evidence = jws.evidence
