@@ -8,7 +8,7 @@
 /// otherwise see different values in one signed payload), and nesting at most `maximumDepth` deep.
 public struct JSONParser: ~Copyable {
     /// Deepest nesting of arrays and objects accepted; App Store payloads use 3.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0

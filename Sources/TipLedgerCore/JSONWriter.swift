@@ -81,12 +81,12 @@ public struct JSONWriter: Sendable {
         }
 
         /// Adds a member only when `value` is not nil.
-        public mutating func optionalField(_ name: String, _ value: String?) {
+        mutating func optionalField(_ name: String, _ value: String?) {
             if let value { field(name, value) }
         }
 
         /// Adds a member only when `value` is not nil.
-        public mutating func optionalField(_ name: String, _ value: Int64?) {
+        mutating func optionalField(_ name: String, _ value: Int64?) {
             if let value { field(name, value) }
         }
 
@@ -119,7 +119,7 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "]"))
         }
 
-        public mutating func stringArray(_ name: String, _ values: [String]) {
+        mutating func stringArray(_ name: String, _ values: [String]) {
             key(name)
             bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {

@@ -10,7 +10,7 @@ public struct TokenEvidence: Sendable, Equatable {
     public let digest: [UInt8]
     /// Length in bytes of the header part at the start of `token`; the body follows the `.`
     /// after it.
-    public let headerByteCount: Int
+    let headerByteCount: Int
     /// SHA-256 of the header part: every token of one signing chain shares the header, which
     /// the ledger stores once under this digest.
     public let headerDigest: [UInt8]

@@ -4,12 +4,6 @@
 ///
 /// See https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
 public enum WebhookBody {
-    /// Whether an input line is a webhook body rather than a bare token: a JSON object, after
-    /// the whitespace allowed around a token.
-    public static func isBody(_ line: String) -> Bool {
-        line.utf8.first { !JSONParser.isWhitespace($0) } == UInt8(ascii: "{")
-    }
-
     /// The `signedPayload` of a webhook body; other members are ignored.
     public static func signedPayload(of body: String) throws(VerificationError) -> String {
         let count = body.utf8.count

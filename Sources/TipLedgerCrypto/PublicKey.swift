@@ -39,7 +39,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The DER `SubjectPublicKeyInfo` of this key.
-    public var subjectPublicKeyInfo: [UInt8] {
+    package var subjectPublicKeyInfo: [UInt8] {
         var out: UnsafeMutablePointer<UInt8>? = nil
         let length = i2d_PUBKEY(pkey, &out)
         guard length > 0, let out else { return [] }
@@ -48,7 +48,7 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// The curve's OpenSSL name (`prime256v1` for P-256), or nil for a key that is not EC.
-    public var curveName: String? {
+    package var curveName: String? {
         guard EVP_PKEY_get_base_id(pkey) == EVP_PKEY_EC else { return nil }
         var name = [CChar](repeating: 0, count: 64)
         var length = 0
@@ -67,13 +67,13 @@ public final class PublicKey: @unchecked Sendable {
     /// The message is hashed here and the digest verified with `EVP_PKEY_verify` on a reused
     /// context (see "EVP_PKEY_verify(3)": the digest is the signed data). OpenSSL decodes the DER
     /// strictly and checks 0 < r, s < n itself.
-    public func isValidSignature(der derSignature: [UInt8], over message: UnsafeRawBufferPointer) -> Bool {
+    package func isValidSignature(der derSignature: [UInt8], over message: UnsafeRawBufferPointer) -> Bool {
         isValidSignature(der: derSignature, digest: SHA256.hash(message))
     }
 
     /// Whether `derSignature` is a valid ECDSA signature over the message whose SHA-256 is
     /// `digest` (32 bytes).
-    public func isValidSignature(der derSignature: [UInt8], digest: [UInt8]) -> Bool {
+    package func isValidSignature(der derSignature: [UInt8], digest: [UInt8]) -> Bool {
         guard digest.count == SHA256.byteCount else { return false }
         guard let context = verifiers.withLock({ $0.popLast() }) ?? newVerifier() else { return false }
         let status = derSignature.withUnsafeBufferPointer { signature in

@@ -26,7 +26,7 @@ public enum SHA256 {
     }
 
     /// The digest as lowercase hexadecimal.
-    public static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
         hex(hash(bytes))
     }
 }

@@ -23,20 +23,20 @@ public struct TestPKI: Sendable {
         /// End of the leaf's validity; defaults to `notAfter`.
         public var leafNotAfter: Int64?
         /// Start of the leaf's validity; defaults to `notBefore`.
-        public var leafNotBefore: Int64?
+        package var leafNotBefore: Int64?
         /// The intermediate's validity; defaults to `notBefore` and `notAfter`.
-        public var intermediateNotBefore: Int64?
-        public var intermediateNotAfter: Int64?
+        package var intermediateNotBefore: Int64?
+        package var intermediateNotAfter: Int64?
         /// The root's validity; defaults to `notBefore` and `notAfter`.
-        public var rootNotBefore: Int64?
-        public var rootNotAfter: Int64?
-        public var leafHasMarker = true
-        public var intermediateHasMarker = true
-        public var intermediateIsCA = true
-        public var leafIsCA = false
-        public var leafCurve: PrivateKey.Curve = .p256
+        package var rootNotBefore: Int64?
+        package var rootNotAfter: Int64?
+        package var leafHasMarker = true
+        package var intermediateHasMarker = true
+        package var intermediateIsCA = true
+        package var leafIsCA = false
+        package var leafCurve: PrivateKey.Curve = .p256
         /// Put before every common name, e.g. "tipledger TEST".
-        public var namePrefix = "tipledger TEST"
+        package var namePrefix = "tipledger TEST"
 
         /// Valid from `validFrom` to `validUntil` (seconds since 1970).
         public init(validFrom: Int64, validUntil: Int64) {
