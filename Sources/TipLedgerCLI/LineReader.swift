@@ -167,8 +167,7 @@ struct LineReader {
     private mutating func fill() {
         let chunk = Self.zeros.count
         let oldCount = buffer.count
-        // Appending an array is one copy; `repeatElement` was copied byte by byte, which took
-        // most of a debug build's time.
+        // Appending an array is one copy, where a `repeatElement` is copied byte by byte.
         buffer.append(contentsOf: Self.zeros)
         while true {
             let count = buffer.withUnsafeMutableBytes { bytes in

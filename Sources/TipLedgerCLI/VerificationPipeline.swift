@@ -121,7 +121,8 @@ struct VerificationPipeline {
         while lines.count < size {
             if !(lines.isEmpty && waitForFirst) {
                 // A producer a little slower than the workers leaves the pipe empty now and
-                // then: answering and committing at each of those moments cost a third more time.
+                // then: answering and committing at each of those moments costs more than
+                // waiting a moment for the next lines (docs/performance.md).
                 if reader.wouldWait(patience: Self.patience(readingSince: began)) { break }
             }
             guard let line = reader.next() else { break }

@@ -122,11 +122,11 @@ struct VerifyCommand: Command {
         guard let ledger else { return pipeline }
         // The writer records one batch while the workers verify the next; once the ledger
         // outgrows its cache, recording takes longer than verifying and the writer sets the
-        // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
+        // pace, so the workers yield the CPU to it (docs/performance.md).
         pipeline.workerPriority = .background
         // A ledger that held no evidence when the run began can hold only what this run
         // records, and the writer tells a repeat within the run apart itself: looking every
-        // token up would only miss (200,000 lines into a new ledger took 4 % longer so).
+        // token up would only miss.
         // Either way 4096 lines are in flight (a batch of 2048 recorded and one ahead, or one of
         // 1024 and three ahead); with the ledger's page caches and the results waiting for
         // their commit (`PendingOutput`), that keeps a run of any length under 100 MB.
@@ -140,9 +140,7 @@ struct VerifyCommand: Command {
             }
         } else {
             // Nothing is looked up, so the workers may verify further ahead, and keep at it
-            // while the writer waits for a commit's fdatasync (12 s of a 1,000,000-line run):
-            // three batches of 1024 ahead of the one recorded took that run from 110.6 and
-            // 107.5 s to 101.0 and 102.2 s (alternating runs).
+            // while the writer waits for a commit's fdatasync (docs/performance.md).
             pipeline.batchSize = 1024
             pipeline.batchesAhead = 3
         }

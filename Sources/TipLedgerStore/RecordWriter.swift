@@ -522,7 +522,7 @@ struct RecordWriter {
     /// The `finished` event of a row inserted finished: its values are the time, environment,
     /// transaction id and source. A statement of its own: inside a transaction, SQLite keeps a
     /// statement journal (a copy of each page the statement changes) for a statement that
-    /// writes several rows, which cost more than a second step.
+    /// writes several rows, which costs more than a second step.
     static let insertFinished = insertEvent + " VALUES (?1, ?2, ?3, 'finished', ?4, NULL, 0, 0, 0, NULL)"
 
     private func event(

@@ -125,7 +125,7 @@ enum LibraryExpectations {
 
     /// tipledger's code for each rejecting case. Apple's status names differ per language (the
     /// Swift library reports a missing x5c as INVALID_JWT_FORMAT, Python as VERIFICATION_FAILURE,
-    /// Node as INVALID_CERTIFICATE), so the mapping is written out here, from SPEC section 1.
+    /// Node as INVALID_CERTIFICATE), so the mapping is written out here, from docs/verification.md.
     static let rejections: [String: VerificationError.Code] = [
         "notif-test-production-wrong-env": .wrongEnvironment,
         // Identity is checked before the environment, as in Apple's library.

@@ -292,8 +292,8 @@ extension RejectionScenario {
             TestJWS.replacingPayload(
                 of: try signed(TestPayloads.transaction()), with: TestPayloads.transaction(["price": "99000"]))
         },
-        // What a payload says is not read as the truth before its signature is checked (SPEC 1,
-        // steps 6 then 7): a swapped-in payload the model would refuse is still a bad signature.
+        // What a payload says is not read as the truth before its signature is checked
+        // (docs/verification.md, steps 6 then 7): a swapped-in payload the model would refuse is still a bad signature.
         RejectionScenario("a payload of no known shape in place of a signed one", .badSignature) {
             TestJWS.replacingPayload(of: try signed(TestPayloads.transaction()), with: #"{"foo":1}"#)
         },
