@@ -2,11 +2,12 @@
 # make demo   build a release binary and run the whole pipeline on generated example data
 # make test   lint and run every test (what CI runs)
 # make bench  measure throughput next to `openssl speed`
+# make bench-replication  Litestream's figures for docs/operations.md (reusing make bench's ledger)
 
 SWIFT ?= swift
 PARALLEL ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps build release test lint format demo bench embed container-smoke clean
+.PHONY: all deps build release test lint format demo bench bench-replication embed container-smoke clean
 
 all: build
 
@@ -36,6 +37,9 @@ demo: release
 
 bench: deps
 	scripts/bench
+
+bench-replication: deps
+	scripts/bench-replication
 
 embed:
 	scripts/embed

@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
@@ -36,11 +37,18 @@ let package = Package(
             name: "TipLedgerCLI",
             dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerHTTP"],
             swiftSettings: strict),
+        .target(
+            name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
+            swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
         .target(
             name: "TipLedgerTestSupport", dependencies: ["TipLedgerCore", "TipLedgerCrypto"],
             path: "Tests/TipLedgerTestSupport", swiftSettings: strict),
+        .target(
+            name: "TipLedgerAPITestSupport",
+            dependencies: ["TipLedgerTestSupport", "TipLedgerHTTP", "TipLedgerCore", "TipLedgerCrypto"],
+            path: "Tests/TipLedgerAPITestSupport", swiftSettings: strict),
         .testTarget(
             name: "TipLedgerCryptoTests", dependencies: ["TipLedgerTestSupport", "TipLedgerCrypto"],
             swiftSettings: strict),
@@ -64,5 +72,12 @@ let package = Package(
                 "TipLedgerHTTP",
             ],
             exclude: ["Golden"], swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerAppStoreAPITests",
+            dependencies: [
+                "TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerAppStoreAPI", "TipLedgerCore",
+                "TipLedgerCrypto", "TipLedgerHTTP",
+            ],
+            swiftSettings: strict),
     ]
 )

@@ -30,18 +30,34 @@ static inline size_t tl_mhd_unescape(void *context, struct MHD_Connection *conne
     return MHD_http_unescape(text);
 }
 
-// MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init).
-static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_socket listen_socket,
-                                                     MHD_AccessHandlerCallback handler, void *handler_context,
+// accept4(2) is declared only under _GNU_SOURCE, which Swift's Glibc module is built without; glibc
+// has had it since 2.10. It makes the accepted socket non-blocking and close-on-exec at once.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+// MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init). The
+// daemon has no listening socket of its own: connections come through MHD_add_connection.
+// With a PEM certificate chain and private key it serves HTTPS (MHD_USE_TLS); libmicrohttpd hands
+// both to GnuTLS while starting (gnutls_certificate_set_x509_key_mem copies them), so they need not
+// outlive this call. Both NULL serve plain HTTP.
+static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_AccessHandlerCallback handler,
+                                                     void *handler_context,
                                                      MHD_RequestCompletedCallback completed,
                                                      void *completed_context,
                                                      MHD_NotifyConnectionCallback connection_notify,
                                                      void *connection_context, unsigned int worker_threads,
                                                      unsigned int connection_limit,
                                                      unsigned int connections_per_client,
-                                                     unsigned int connection_timeout_seconds) {
-    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_context,
-                            MHD_OPTION_LISTEN_SOCKET, listen_socket,
+                                                     unsigned int connection_timeout_seconds,
+                                                     const char *certificate_pem, const char *key_pem) {
+    // MHD_OPTION_ARRAY lets the TLS options be left out: its list ends at the first MHD_OPTION_END.
+    struct MHD_OptionItem tls[] = {
+        {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)certificate_pem},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, (void *)key_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    bool serves_tls = certificate_pem != NULL && key_pem != NULL;
+    return MHD_start_daemon(flags | (serves_tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context,
+                            MHD_OPTION_ARRAY, serves_tls ? tls : tls + 2,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,
@@ -62,6 +78,14 @@ static inline const struct sockaddr *tl_mhd_client_address(struct MHD_Connection
 static inline int tl_mhd_connection_socket(struct MHD_Connection *connection) {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+// MHD_get_connection_info is variadic; the bytes from the start of the request line to the end of
+// the blank line after the header fields, or 0 before the headers are in.
+static inline size_t tl_mhd_request_header_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
 }
 
 #endif

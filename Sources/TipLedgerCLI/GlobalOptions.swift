@@ -33,6 +33,9 @@ struct GlobalOptions {
     var catalogPath: String?
     /// `TIPLEDGER_LISTEN`, read by `serve` and `health` (which also take `--listen`).
     var listen: String?
+    /// `TIPLEDGER_REPLICATED`: whether a replicator (Litestream) reads the ledger's write-ahead
+    /// log and checkpoints it, so that tipledger leaves the log to it (docs/operations.md).
+    var replicated = false
 
     /// The global options' usage text.
     static var usage: String { GlobalOption.usage }
@@ -82,6 +85,16 @@ struct GlobalOptions {
         keysDirectory = rootFiles.isEmpty ? try setting(.keys) : try scanner.value(GlobalOption.keys.flag)
         catalogPath = try setting(.catalog)
         listen = variable("TIPLEDGER_LISTEN")
+        if let text = variable("TIPLEDGER_REPLICATED") {
+            switch text.lowercased() {
+            case "1", "true", "yes": replicated = true
+            case "0", "false", "no": replicated = false
+            default:
+                throw CLIError.usage(
+                    "TIPLEDGER_REPLICATED must be 1 (Litestream replicates the ledger) or 0, not '\(text)'",
+                    command: scanner.command)
+            }
+        }
         let formatName = try setting(.format) ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(

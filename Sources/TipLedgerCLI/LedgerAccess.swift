@@ -35,7 +35,7 @@ extension CommandContext {
         }
         return try Ledger.open(
             path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, creating: use == .record,
-            upgrading: announceUpgrade)
+            replicated: globals.replicated, upgrading: announceUpgrade)
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites

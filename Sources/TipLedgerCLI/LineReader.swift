@@ -11,7 +11,7 @@ internal import TipLedgerCore
 struct InputLine: Sendable {
     let number: Int
     let content: Content
-    /// The line's length in bytes, even when it was too long to keep.
+    /// The line's length in bytes with its line ending, even when it was too long to keep.
     let byteCount: Int
 
     /// What the reader made of a line's bytes.
@@ -45,6 +45,8 @@ struct InputLine: Sendable {
 /// read and not returned yet, and `read(2)` writes straight into the room after `end`.
 struct LineReader {
     let fileDescriptor: Int32
+    /// The longest line kept, counting its line ending, as an HTTP body of the same bytes
+    /// counts a trailing newline.
     let maximumLineBytes: Int
     private var buffer: [UInt8]
     private var start = 0
@@ -74,7 +76,7 @@ struct LineReader {
             if let newline = newline() {
                 lineNumber += 1
                 if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: newline) }
-                let length = newline - start
+                let length = newline + 1 - start
                 defer { start = newline + 1 }
                 if skipped > 0 || length > maximumLineBytes {
                     return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)

@@ -33,12 +33,16 @@ struct ServeCommand: Command {
                                   without one those routes answer 404
           --no-finish             record submitted transactions as pending
           --threads N             worker threads (default: one per core)
-          --connection-limit N    simultaneous connections (default 64)
+          --connection-limit N    simultaneous connections; more wait in the kernel's queue
+                                  (default 4096, fewer if the open-file limit is lower)
           --connections-per-client N
                                   simultaneous connections from one address (default: no
                                   limit of its own; behind a proxy all come from the proxy)
-          --timeout SECONDS       close connections idle this long, or still sending a
-                                  request's headers after this long (default 30)
+          --timeout SECONDS       close connections silent this long (default 30)
+          --header-timeout SECONDS
+                                  close a connection whose next request's headers are not
+                                  all in this long after it opened or its last answer,
+                                  however they trickle (default 10)
 
         """
 
@@ -53,12 +57,17 @@ struct ServeCommand: Command {
         finish = !scanner.flag("--no-finish")
         var configuration = HTTPServerConfiguration(listenAddress: listen)
         if let threads = try scanner.integer("--threads", in: 1...256) { configuration.workerThreads = threads }
-        if let limit = try scanner.integer("--connection-limit", in: 1...4096) { configuration.connectionLimit = limit }
-        if let limit = try scanner.integer("--connections-per-client", in: 0...4096) {
+        let connections = 1...HTTPServerConfiguration.largestConnectionLimit
+        if let limit = try scanner.integer("--connection-limit", in: connections) {
+            configuration.connectionLimit = limit
+        }
+        if let limit = try scanner.integer("--connections-per-client", in: 0...connections.upperBound) {
             configuration.connectionsPerClient = limit
         }
         if let timeout = try scanner.integer("--timeout", in: 1...3600) {
             configuration.connectionTimeoutSeconds = timeout
+        }
+        if let timeout = try scanner.integer("--header-timeout", in: 1...3600) {
             configuration.headerDeadlineSeconds = timeout
         }
         // Checked before anything opens.
@@ -138,6 +147,15 @@ struct ServeCommand: Command {
             log: { terminal.errorLine("error: \($0)") })
         let clock = context.clock
         let listen = configuration.listenAddress
+        var configuration = configuration
+        let fitting = Self.connectionLimitFitting(configuration)
+        if fitting < configuration.connectionLimit {
+            terminal.errorLine(
+                "the open-file limit leaves room for \(fitting) connections, not the \(configuration.connectionLimit) "
+                    + "of --connection-limit; serving at most \(fitting) (raise it with ulimit -n)")
+            configuration.connectionLimit = fitting
+            configuration.connectionsPerClient = min(configuration.connectionsPerClient, fitting)
+        }
         let server: HTTPServer
         do {
             server = try HTTPServer(
@@ -171,6 +189,33 @@ struct ServeCommand: Command {
         let drained = server.stop(gracePeriod: .seconds(10))
         terminal.errorLine(drained ? "stopped" : "stopped; some requests did not finish in time")
         return .success
+    }
+}
+
+extension ServeCommand {
+    /// Descriptors kept for everything but connections: the ledger's files (a database and its
+    /// write-ahead log and shared memory for the writer and each reader, up to one reader per
+    /// worker and eight kept idle), libmicrohttpd's epoll and wake-up descriptors (two per
+    /// worker), the listening socket and the standard streams.
+    static func descriptorsBesideConnections(workers: Int) -> Int { 64 + 8 * workers }
+
+    /// Raises the process's soft limit on open files to its hard limit (a soft limit of 1024
+    /// is common, as under systemd) and returns the connection limit that leaves room under it
+    /// for everything else: `configuration.connectionLimit` or less, at least the worker count.
+    /// Connections over the limit then wait in the kernel's queue, rather than take the
+    /// descriptors the ledger needs to write.
+    static func connectionLimitFitting(_ configuration: HTTPServerConfiguration) -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return configuration.connectionLimit }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let available =
+            Int(clamping: limit.rlim_cur)
+            - descriptorsBesideConnections(workers: configuration.workerThreads)
+        return max(configuration.workerThreads, min(configuration.connectionLimit, available))
     }
 }
 

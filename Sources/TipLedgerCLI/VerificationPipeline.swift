@@ -199,7 +199,8 @@ struct VerificationPipeline {
             return .failure(
                 VerificationError(
                     .tooLarge,
-                    "the line is \(line.byteCount) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)"))
+                    "the line is \(line.byteCount) bytes; a line holds at most "
+                        + "\(VerificationPolicy.maximumInputBytes) with its line ending"))
         case .notUTF8:
             return .failure(.notUTF8("the line"))
         }

@@ -52,7 +52,7 @@ struct VerifyCommand: Command {
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
         let ledger = dryRun ? nil : try context.openLedger(.record)
         var reader = LineReader(
-            fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumTokenBytes + 1024)
+            fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumInputBytes)
         var tally = Tally()
         var hints = RejectionHints()
         var progress = Progress(terminal: context.terminal, clock: context.clock)

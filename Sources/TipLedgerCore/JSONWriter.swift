@@ -81,12 +81,12 @@ public struct JSONWriter: Sendable {
         }
 
         /// Adds a member only when `value` is not nil.
-        mutating func optionalField(_ name: String, _ value: String?) {
+        public mutating func optionalField(_ name: String, _ value: String?) {
             if let value { field(name, value) }
         }
 
         /// Adds a member only when `value` is not nil.
-        mutating func optionalField(_ name: String, _ value: Int64?) {
+        public mutating func optionalField(_ name: String, _ value: Int64?) {
             if let value { field(name, value) }
         }
 

@@ -2,7 +2,9 @@
 public import TipLedgerCrypto
 
 /// Signs compact JWS the way the App Store does (ES256, raw `R‖S`, `x5c` chain in the header):
-/// for `tipledger testkit` and for tests. Never for anything a real client trusts.
+/// for `tipledger testkit` and for tests, never with a test key for anything a real client
+/// trusts. With an empty chain and a header of the caller's own, it also signs the App Store
+/// Server API's bearer tokens with the operator's key.
 public struct JWSSigner: Sendable {
     public let key: PrivateKey
     public let chain: [Certificate]

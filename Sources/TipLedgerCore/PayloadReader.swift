@@ -10,13 +10,13 @@ package struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible
 
 /// Reads typed fields out of one JSON object, the way Apple's `Codable` models do: an absent
 /// field or `null` is nil, a present field of the wrong type is an error, unknown fields are
-/// ignored.
-struct PayloadReader {
+/// ignored. The App Store Server API client reads its response bodies with it too.
+package struct PayloadReader {
     let members: JSONObject
     /// The dotted path of this object inside the payload, empty at the top.
     let path: String
 
-    init(_ members: JSONObject, path: String = "") {
+    package init(_ members: JSONObject, path: String = "") {
         self.members = members
         self.path = path
     }
@@ -34,19 +34,19 @@ struct PayloadReader {
         }
     }
 
-    func string(_ key: StaticString) throws(PayloadError) -> String? {
+    package func string(_ key: StaticString) throws(PayloadError) -> String? {
         guard let value = value(key) else { return nil }
         guard case .string(let text) = value else { throw mismatch(key, expected: "a string", got: value) }
         return text
     }
 
-    func int64(_ key: StaticString) throws(PayloadError) -> Int64? {
+    package func int64(_ key: StaticString) throws(PayloadError) -> Int64? {
         guard let value = value(key) else { return nil }
         guard case .integer(let number) = value else { throw mismatch(key, expected: "an integer", got: value) }
         return number
     }
 
-    func int32(_ key: StaticString) throws(PayloadError) -> Int32? {
+    package func int32(_ key: StaticString) throws(PayloadError) -> Int32? {
         guard let number = try int64(key) else { return nil }
         guard let narrow = Int32(exactly: number) else {
             throw PayloadError(field: name(key), reason: "\(number) is out of range")
@@ -54,7 +54,7 @@ struct PayloadReader {
         return narrow
     }
 
-    func bool(_ key: StaticString) throws(PayloadError) -> Bool? {
+    package func bool(_ key: StaticString) throws(PayloadError) -> Bool? {
         guard let value = value(key) else { return nil }
         guard case .bool(let flag) = value else { throw mismatch(key, expected: "a boolean", got: value) }
         return flag
@@ -69,7 +69,7 @@ struct PayloadReader {
     static let dateRange: ClosedRange<Double> = -62_167_219_200_000...253_402_300_799_999
 
     /// A date: milliseconds since 1970 as a JSON number, possibly fractional.
-    func date(_ key: StaticString) throws(PayloadError) -> AppleDate? {
+    package func date(_ key: StaticString) throws(PayloadError) -> AppleDate? {
         guard let value = value(key) else { return nil }
         let milliseconds: Double
         switch value {
@@ -84,7 +84,7 @@ struct PayloadReader {
     }
 
     /// A UUID in its canonical text form; kept as given, validated for shape.
-    func uuid(_ key: StaticString) throws(PayloadError) -> String? {
+    package func uuid(_ key: StaticString) throws(PayloadError) -> String? {
         guard let text = try string(key) else { return nil }
         guard Self.isUUID(text) else {
             throw PayloadError(field: name(key), reason: "\"\(text.prefix(40))\" is not a UUID")
@@ -94,7 +94,7 @@ struct PayloadReader {
 
     /// Whether `text` is a UUID in its 8-4-4-4-12 hexadecimal form. (Foundation's
     /// `UUID(uuidString:)` parses with `sscanf`, which costs more than the rest of a field.)
-    static func isUUID(_ text: String) -> Bool {
+    package static func isUUID(_ text: String) -> Bool {
         var index = 0
         for byte in text.utf8 {
             switch index {
@@ -123,7 +123,7 @@ struct PayloadReader {
         return text
     }
 
-    func strings(_ key: StaticString) throws(PayloadError) -> [String]? {
+    package func strings(_ key: StaticString) throws(PayloadError) -> [String]? {
         guard let value = value(key) else { return nil }
         guard case .array(let elements) = value else { throw mismatch(key, expected: "an array", got: value) }
         var result: [String] = []
@@ -137,9 +137,24 @@ struct PayloadReader {
         return result
     }
 
-    func object(_ key: StaticString) throws(PayloadError) -> PayloadReader? {
+    package func object(_ key: StaticString) throws(PayloadError) -> PayloadReader? {
         guard let value = value(key) else { return nil }
         guard case .object(let nested) = value else { throw mismatch(key, expected: "an object", got: value) }
         return PayloadReader(nested, path: name(key))
+    }
+
+    /// An array of objects, each read at the path `key[index]`.
+    package func objects(_ key: StaticString) throws(PayloadError) -> [PayloadReader]? {
+        guard let value = value(key) else { return nil }
+        guard case .array(let elements) = value else { throw mismatch(key, expected: "an array", got: value) }
+        var readers: [PayloadReader] = []
+        readers.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            guard case .object(let nested) = element else {
+                throw mismatch(key, expected: "an array of objects", got: element)
+            }
+            readers.append(PayloadReader(nested, path: "\(name(key))[\(index)]"))
+        }
+        return readers
     }
 }

@@ -41,6 +41,11 @@ public struct UnverifiedJWS: Sendable {
         get throws(VerificationError) { try body().payload }
     }
 
+    /// The decoded signature bytes (ES256 requires exactly 64), decoded again on each use.
+    public var signature: [UInt8] {
+        get throws(VerificationError) { try body().signature }
+    }
+
     /// The token as the ledger stores it.
     var evidence: TokenEvidence {
         TokenEvidence(

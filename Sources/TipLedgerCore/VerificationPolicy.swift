@@ -6,6 +6,12 @@ public struct VerificationPolicy: Sendable {
     /// (notifications with a nested transaction ~18 KB).
     public static let maximumTokenBytes = 64 * 1024
 
+    /// Largest input that may carry a token, in bytes: a line of `verify` with its line ending,
+    /// or an HTTP request body. The largest token fits with 1 KiB to spare for what may come
+    /// around it: whitespace, a line ending, and a webhook body's or a transaction submission's
+    /// JSON (`{"signedPayload":"..."}`, `{"signedTransaction":"..."}`), not a second token.
+    public static let maximumInputBytes = maximumTokenBytes + 1024
+
     /// Accepted `bundleId`s, compared exactly (case-sensitive).
     public var bundleIds: Set<String>
     /// Accepted environments. `LocalTesting` is accepted exactly when `Xcode` is.

@@ -7,10 +7,9 @@ public enum WebhookBody {
     /// The `signedPayload` of a webhook body; other members are ignored.
     public static func signedPayload(of body: String) throws(VerificationError) -> String {
         let count = body.utf8.count
-        // The body wraps one token; allow for the JSON around it, not for a second token.
-        guard count <= VerificationPolicy.maximumTokenBytes + 1024 else {
+        guard count <= VerificationPolicy.maximumInputBytes else {
             throw VerificationError(
-                .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
+                .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumInputBytes)")
         }
         let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
         let text = body.utf8.drop { JSONParser.isWhitespace($0) }

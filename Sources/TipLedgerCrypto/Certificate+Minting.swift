@@ -56,6 +56,9 @@ extension Certificate {
             try addExtension(x509, &context, nid: NID_subject_key_identifier, value: "hash")
             try addExtension(x509, &context, nid: NID_authority_key_identifier, value: "keyid:always")
         }
+        if let names = template.subjectAlternativeNames {
+            try addExtension(x509, &context, nid: NID_subject_alt_name, value: names)
+        }
         for oid in template.markerOIDs {
             try addMarker(x509, oid: oid)
         }

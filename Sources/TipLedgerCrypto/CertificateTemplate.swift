@@ -24,6 +24,9 @@ package struct CertificateTemplate: Sendable {
     package var markerOIDs: [String]
     /// Whether to write subject and authority key identifiers.
     package var writesKeyIdentifiers: Bool = true
+    /// A `subjectAltName` value in OpenSSL configuration syntax, e.g. `DNS:localhost`: the names
+    /// a TLS server certificate is valid for (a client checks the host it asked for against them).
+    package var subjectAlternativeNames: String?
 
     package init(
         subject: [(String, String)], serialNumber: UInt64, notBefore: Int64, notAfter: Int64,

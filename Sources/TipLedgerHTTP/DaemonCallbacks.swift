@@ -65,7 +65,7 @@ enum DaemonCallbacks {
     }
 
     /// `MHD_NotifyConnectionCallback`: a connection opened or closed (closed before its socket
-    /// is), for the request deadlines.
+    /// is), for the request deadlines and the acceptor.
     static let connectionNotified: MHD_NotifyConnectionCallback = { contextPointer, connection, _, code in
         guard let contextPointer, let connection else { return }
         let context = Unmanaged<DaemonContext>.fromOpaque(contextPointer).takeUnretainedValue()
@@ -74,6 +74,7 @@ enum DaemonCallbacks {
             context.deadlines.opened(connection, socket: tl_mhd_connection_socket(connection))
         default:
             context.deadlines.closed(connection)
+            context.acceptor.connectionClosed()
         }
     }
 
@@ -88,16 +89,22 @@ enum DaemonCallbacks {
         version: UnsafePointer<CChar>?, requestSlot: UnsafeMutablePointer<UnsafeMutableRawPointer?>,
         context: DaemonContext
     ) -> MHD_Result {
+        let fields = pairs(of: connection, kind: .HEADER_KIND)
         let request = RequestContext(
             method: method.map { String(cString: $0) } ?? "",
             path: url.map { String(cString: $0) } ?? "",
             remoteAddress: remoteAddress(of: connection),
-            headers: HTTPHeaders(values(of: connection, kind: .HEADER_KIND).map(HTTPHeaders.Field.init)),
+            headers: HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.keyText, value: $0.valueText) }),
             started: .now)
         context.inFlight.enter()
         // The slot now owns a +1 on the request; `requestCompleted` releases it.
         requestSlot.pointee = Unmanaged.passRetained(request).toOpaque()
 
+        if !headerSection(of: connection, method: method, version: version, fields: fields).hidesNothing {
+            return queue(
+                badRequest("a header field's value has a character it may not have"), on: connection, for: request,
+                context: context)
+        }
         if let problem = malformation(of: request.headers, version: version.map { String(cString: $0) } ?? "") {
             return queue(problem, on: connection, for: request, context: context)
         }
@@ -115,7 +122,9 @@ enum DaemonCallbacks {
     /// 9112 asks, so no byte of it is read as another request (request smuggling):
     /// - a field name with a byte no name may have (section 5.1: whitespace before the colon
     ///   hides `Content-Length : 5` from libmicrohttpd's framing, which keeps the space in the
-    ///   name), or a value with a CR, LF or NUL (section 2.2);
+    ///   name), or a value with a byte no value may have (RFC 9110 section 5.5: a control
+    ///   character other than a tab, such as a bare CR; a NUL ends the value libmicrohttpd hands
+    ///   over, and `ParsedHeaderSection` finds what it hid);
     /// - a Host field missing from an HTTP/1.1 request, or more than one (section 3.2);
     /// - a body whose end is not said plainly: `Content-Length` fields that disagree, one beside
     ///   `Transfer-Encoding`, a `Transfer-Encoding` other than one field saying `chunked`
@@ -126,9 +135,7 @@ enum DaemonCallbacks {
         var hosts = 0
         for field in headers {
             let (name, value) = (field.name, field.value)
-            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte),
-                !value.utf8.contains(where: { $0 == 0x0d || $0 == 0x0a || $0 == 0x00 })
-            else {
+            guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte), value.utf8.allSatisfy(isFieldValueByte) else {
                 return badRequest("a header field's name or value has a character it may not have")
             }
             if HTTPHeaders.namesMatch(name, "Content-Length") {
@@ -203,7 +210,10 @@ enum DaemonCallbacks {
         }
         let httpRequest = HTTPRequest(
             method: request.method, path: request.path,
-            query: HTTPQuery(values(of: connection, kind: .GET_ARGUMENT_KIND).map(HTTPQuery.Item.init)),
+            query: HTTPQuery(
+                pairs(of: connection, kind: .GET_ARGUMENT_KIND).map {
+                    HTTPQuery.Item(name: $0.keyText, value: $0.valueText)
+                }),
             headers: request.headers,
             body: request.body, remoteAddress: request.remoteAddress)
         request.handled = true
@@ -257,8 +267,14 @@ enum DaemonCallbacks {
         guard (200...599).contains(response.status) else { return false }
         return response.headers.allSatisfy { field in
             !field.name.isEmpty && field.name.utf8.allSatisfy(isTokenByte)
-                && field.value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }
+                && field.value.utf8.allSatisfy(isFieldValueByte)
         }
+    }
+
+    /// RFC 9110 section 5.5: the bytes a field value may contain, a tab, a space, visible
+    /// characters and anything from 0x80 up; no other control character.
+    private static func isFieldValueByte(_ byte: UInt8) -> Bool {
+        byte == 0x09 || (byte >= 0x20 && byte != 0x7F)
     }
 
     /// RFC 9110 `tchar`: the bytes a field name may contain.
@@ -276,26 +292,59 @@ enum DaemonCallbacks {
 
     // MARK: - Reading the request
 
+    /// A key and value as libmicrohttpd holds them: in the connection's memory pool, valid
+    /// while the request is handled, never kept beyond a callback.
+    private struct Pair {
+        let key: UnsafePointer<CChar>?
+        let keyLength: Int
+        let value: UnsafePointer<CChar>?
+        let valueLength: Int
+
+        var keyText: String { DaemonCallbacks.text(key, keyLength) }
+        var valueText: String { DaemonCallbacks.text(value, valueLength) }
+    }
+
     /// The key/value pairs of one kind (headers, query arguments) in the order received,
     /// already percent-decoded by libmicrohttpd for query arguments.
-    private static func values(of connection: OpaquePointer, kind: MHD_ValueKind) -> [(String, String)] {
-        var pairs: [(String, String)] = []
+    private static func pairs(of connection: OpaquePointer, kind: MHD_ValueKind) -> [Pair] {
+        var pairs: [Pair] = []
         // The iterator runs synchronously inside MHD_get_connection_values_n, so the pointer to
-        // `pairs` it receives is valid for every call. Keys and values point into the
-        // connection's memory pool: copied into Swift strings here, never kept.
+        // `pairs` it receives is valid for every call.
         withUnsafeMutablePointer(to: &pairs) { pairsPointer in
             _ = MHD_get_connection_values_n(
                 connection, kind,
                 { cls, _, key, keyLength, value, valueLength in
-                    guard let pairs = cls?.assumingMemoryBound(to: [(String, String)].self) else {
-                        return .NO
-                    }
-                    pairs.pointee.append(
-                        (DaemonCallbacks.text(key, keyLength), DaemonCallbacks.text(value, valueLength)))
+                    guard let pairs = cls?.assumingMemoryBound(to: [Pair].self) else { return .NO }
+                    pairs.pointee.append(Pair(key: key, keyLength: keyLength, value: value, valueLength: valueLength))
                     return .YES
                 }, pairsPointer)
         }
         return pairs
+    }
+
+    /// The request's header section as libmicrohttpd left it in its read buffer, from the
+    /// method (where the request line starts) for `MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE`
+    /// bytes, with the header `fields` located in it. A NULL pointer (libmicrohttpd gives none
+    /// here) is placed before the section, which `hidesNothing` refuses.
+    private static func headerSection(
+        of connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, fields: [Pair]
+    ) -> ParsedHeaderSection {
+        guard let method, let version else {
+            return ParsedHeaderSection(
+                bytes: UnsafeRawBufferPointer(start: nil, count: 0), requestLineEnd: -1, fields: [])
+        }
+        let start = UnsafeRawPointer(method)
+        func offset(_ pointer: UnsafePointer<CChar>?) -> Int {
+            pointer.map { start.distance(to: UnsafeRawPointer($0)) } ?? -1
+        }
+        return ParsedHeaderSection(
+            bytes: UnsafeRawBufferPointer(start: start, count: tl_mhd_request_header_size(connection)),
+            requestLineEnd: offset(version) + strlen(version),
+            fields: fields.map { field in
+                let (name, value) = (offset(field.key), offset(field.value))
+                return ParsedHeaderSection.Field(
+                    name: name..<(name + field.keyLength), value: value..<(value + field.valueLength))
+            })
     }
 
     /// The bytes at `pointer` as UTF-8 text (invalid sequences replaced); empty for NULL.

@@ -2,8 +2,8 @@
 internal import Dispatch
 internal import Synchronization
 
-/// What libmicrohttpd's callbacks reach for every request: the handler, the limits and the
-/// count of requests in flight. Immutable or synchronised, so any worker thread may use it.
+/// What libmicrohttpd's callbacks reach for every request: the handler, the limits, the count
+/// of requests in flight and the acceptor that waits for connections to close. Immutable or synchronised, so any worker thread may use it.
 ///
 /// Ownership: `HTTPServer` keeps the only strong reference and passes it to the daemon unretained
 /// (`Unmanaged.passUnretained`) as the callbacks' closure argument. That is safe because the
@@ -25,10 +25,12 @@ final class DaemonContext: Sendable {
 
     /// How long a request's headers, and then its body, may take to arrive in all.
     let deadlines: RequestDeadlines
+    /// Told of every connection closed, to take another in its place.
+    let acceptor: ConnectionAcceptor
 
     init(
-        handler: @escaping HTTPHandler, accessLog: AccessLogger?, maximumBodyBytes: Int, bodyDeadline: Duration,
-        headerDeadline: Duration
+        handler: @escaping HTTPHandler, accessLog: AccessLogger?, acceptor: ConnectionAcceptor, maximumBodyBytes: Int,
+        bodyDeadline: Duration, headerDeadline: Duration
     ) {
         // Four sweeps per deadline, and at least one a second: a connection is cut at most a
         // quarter of the deadline late.
@@ -37,6 +39,7 @@ final class DaemonContext: Sendable {
             sweepInterval: min(.seconds(1), min(headerDeadline, bodyDeadline) / 4))
         self.handler = handler
         self.accessLog = accessLog
+        self.acceptor = acceptor
         self.maximumBodyBytes = maximumBodyBytes
         self.discardAllowanceBytes = 1 << 20
     }

@@ -6,12 +6,14 @@ internal import Synchronization
 /// An HTTP/1.1 server on libmicrohttpd that hands each complete request to an `HTTPHandler`.
 ///
 /// It serves from the moment `init` returns until `stop` (or until it is released, which stops
-/// it without a grace period). A pool of `workerThreads` threads (one per core by default)
-/// reads requests and runs the handler; while a handler runs, the other connections of its
-/// worker wait, which suits short CPU-bound work such as signature checks. Safety limits come
-/// from `HTTPServerConfiguration`: bodies over the limit get 413 without being kept (a declared
-/// `Content-Length` is refused before the client sends the body), silent connections are closed
-/// after the timeout, and connections over the limit wait in the kernel's queue.
+/// it without a grace period). A thread of its own accepts connections (`ConnectionAcceptor`);
+/// a pool of `workerThreads` threads (one per core by default) reads requests and runs the
+/// handler; while a handler runs, the other connections of its worker wait, which suits short
+/// CPU-bound work such as signature checks. Safety limits come from `HTTPServerConfiguration`:
+/// bodies over the limit get 413 without being kept (a declared `Content-Length` is refused
+/// before the client sends the body), headers and bodies have deadlines however they trickle
+/// in, silent connections are closed after the timeout, and connections over the limit wait in
+/// the kernel's queue.
 /// See <https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html>.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
@@ -29,10 +31,10 @@ public final class HTTPServer: Sendable {
         case stopped(drained: Bool)
     }
 
-    /// The daemon handle and its listening socket.
+    /// The daemon handle and the listening socket.
     ///
-    /// `@unchecked Sendable`: libmicrohttpd allows `MHD_quiesce_daemon` and `MHD_stop_daemon`
-    /// from any thread; the lifecycle state hands the handle to exactly one `stop`.
+    /// `@unchecked Sendable`: libmicrohttpd allows `MHD_stop_daemon` from any thread; the
+    /// lifecycle state hands the handle to exactly one `stop`.
     private struct Daemon: @unchecked Sendable {
         let pointer: OpaquePointer
         let socket: ListenSocket
@@ -50,46 +52,66 @@ public final class HTTPServer: Sendable {
         handler: @escaping HTTPHandler
     ) throws(HTTPServerError) {
         try configuration.validate()
+        if configuration.tls != nil && MHD_is_feature_supported(.FEATURE_TLS) != .YES {
+            throw .invalidConfiguration("this libmicrohttpd is built without TLS")
+        }
         let socket = try ListenSocket.open(configuration.listenAddress)
+        let acceptor: ConnectionAcceptor
+        do {
+            acceptor = try ConnectionAcceptor(listening: socket, limit: configuration.connectionLimit)
+        } catch {
+            socket.close()
+            throw error
+        }
         let context = DaemonContext(
-            handler: handler, accessLog: accessLog, maximumBodyBytes: configuration.maximumBodyBytes,
+            handler: handler, accessLog: accessLog, acceptor: acceptor,
+            maximumBodyBytes: configuration.maximumBodyBytes,
             bodyDeadline: .seconds(configuration.bodyDeadlineSeconds),
             headerDeadline: .seconds(configuration.headerDeadlineSeconds))
 
-        // A fixed pool of worker threads, each polling the shared listen socket and its own
-        // connections, and running handlers for them. Chosen over one thread per connection: in
-        // that mode libmicrohttpd 0.9.75 kept counting connections their clients had already
-        // closed (their threads are reaped later by the listening thread), and under load
-        // clients connecting per request were reset well below the real concurrency. A worker
-        // reaps its own connections in its own loop.
-        // poll(2), not epoll: with epoll, MHD_quiesce_daemon and a worker's loop both take the
-        // listen socket out of the worker's epoll set, unsynchronised, and when the worker wins,
-        // quiesce finds it gone and aborts the process ("Failed to remove listen FD from epoll
-        // set", daemon.c 5531 in 0.9.75; seen once in about 150 stops under requests). With
-        // poll, quiesce only flags each worker and wakes it, and a flagged worker leaves the
-        // listen socket out of its next poll. A worker holds a share of the connection limit,
-        // so each poll covers few descriptors.
-        // MHD_USE_ITC is required for MHD_quiesce_daemon with a pool, and makes a worker whose
-        // share of the limit is full stop polling the listen socket ("This will cause the
-        // operating system to queue connections ... above the connection limit") instead of
-        // accepting and closing. No MHD_USE_ERROR_LOG: it writes free-form lines to stderr.
-        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_POLL.rawValue | MHD_USE_ITC.rawValue
+        // A fixed pool of worker threads, each running handlers for the connections it was
+        // given. Chosen over one thread per connection: in that mode libmicrohttpd 0.9.75 kept
+        // counting connections their clients had already closed (their threads are reaped later
+        // by the listening thread), and under load clients connecting per request were reset
+        // well below the real concurrency. A worker reaps its own connections in its own loop.
+        // epoll, so that thousands of idle or slow connections cost a worker nothing until they
+        // send a byte; with poll(2) every wake-up scans all of a worker's connections. The
+        // acceptor hands connections over (MHD_USE_NO_LISTEN_SOCKET; see `ConnectionAcceptor`
+        // for why), and MHD_USE_ITC makes a worker take up an added connection at once ("you
+        // must set the option MHD_USE_ITC to ensure that the freshly added connection is
+        // immediately processed"). The acceptor keeps to the connection limit; libmicrohttpd
+        // splits its own limit in equal shares among the workers and closes a connection given
+        // to a worker whose share is full, so it gets the limit once per worker, which no share
+        // can reach. No MHD_USE_ERROR_LOG: it writes free-form lines to stderr.
+        let flags =
+            MHD_USE_EPOLL.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue
         // The context goes in unretained: `self` keeps it alive and stops the daemon before
         // releasing it (see `deinit`), and no callback runs after MHD_stop_daemon returns.
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
-        guard
-            let daemon = tl_mhd_start_daemon(
-                flags, socket.descriptor, DaemonCallbacks.accessHandler, contextPointer,
-                DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified, contextPointer,
-                UInt32(configuration.workerThreads),
-                UInt32(configuration.connectionLimit), UInt32(configuration.connectionsPerClient),
-                UInt32(configuration.connectionTimeoutSeconds))
-        else {
-            // Deliberately not closed: libmicrohttpd 0.9.75 closes a socket given with
-            // MHD_OPTION_LISTEN_SOCKET on some failure paths (a thread it cannot create) and not
-            // on others (invalid options). Leaking one descriptor beats closing a number another
-            // thread may already have reused.
+        // The certificate and key are copied by libmicrohttpd while it starts; NULL serves HTTP.
+        let started = withOptionalCString(configuration.tls?.certificateChainPEM) { certificate in
+            withOptionalCString(configuration.tls?.privateKeyPEM) { key in
+                tl_mhd_start_daemon(
+                    flags, DaemonCallbacks.accessHandler, contextPointer,
+                    DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified,
+                    contextPointer, UInt32(configuration.workerThreads),
+                    UInt32(configuration.connectionLimit * configuration.workerThreads),
+                    UInt32(configuration.connectionsPerClient), UInt32(configuration.connectionTimeoutSeconds),
+                    certificate, key)
+            }
+        }
+        guard let daemon = started else {
+            socket.close()
             throw .daemonStartFailed(address: configuration.listenAddress.description)
+        }
+        do {
+            try acceptor.start(handingTo: daemon)
+        } catch {
+            MHD_stop_daemon(daemon)
+            context.deadlines.stop()
+            socket.close()
+            throw error
         }
 
         self.configuration = configuration
@@ -132,10 +154,9 @@ public final class HTTPServer: Sendable {
         }
 
         context.draining.store(true, ordering: .relaxed)
-        // Stops libmicrohttpd polling the listen socket and hands it back to us; the manual:
-        // "it must not be closed until AFTER MHD_stop_daemon has been called".
-        _ = MHD_quiesce_daemon(daemon.pointer)
-        daemon.socket.refuseNewConnections()
+        // No connection is added after the acceptor stops, so the socket can go at once.
+        context.acceptor.stop()
+        daemon.socket.close()
 
         let drained = context.inFlight.wait(timeout: .now() + gracePeriod.dispatchInterval) == .success
 
@@ -143,7 +164,6 @@ public final class HTTPServer: Sendable {
         // for every request when it returns.
         MHD_stop_daemon(daemon.pointer)
         context.deadlines.stop()
-        daemon.socket.close()
 
         lifecycle.withLock { $0 = .stopped(drained: drained) }
         running.leave()
@@ -161,4 +181,10 @@ extension Duration {
         guard !nanoseconds.overflow, nanoseconds.partialValue < Int64(Int.max) else { return .never }
         return .nanoseconds(Int(nanoseconds.partialValue + attoseconds / 1_000_000_000))
     }
+}
+
+/// Calls `body` with `text` as a C string, or with NULL when it is nil.
+private func withOptionalCString<Result>(_ text: String?, _ body: (UnsafePointer<CChar>?) -> Result) -> Result {
+    guard let text else { return body(nil) }
+    return text.withCString { body($0) }
 }

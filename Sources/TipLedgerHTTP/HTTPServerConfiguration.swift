@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -13,12 +14,15 @@
 public struct HTTPServerConfiguration: Sendable, Equatable {
     /// Where to listen; port 0 picks a free port.
     public var listenAddress: ListenAddress
-    /// Threads that serve connections (each runs handlers for the connections it accepted).
+    /// Threads that serve connections (each runs handlers for the connections it is given).
     public var workerThreads: Int = HTTPServerConfiguration.defaultWorkerThreads
-    /// Most connections served at once, at least `workerThreads`. libmicrohttpd gives each
-    /// worker an equal share; a worker whose share is full stops accepting, so connections
-    /// beyond the limit wait in the kernel's accept queue until one closes.
-    public var connectionLimit: Int = 64
+    /// Most connections open at once, at least `workerThreads`; connections beyond it wait in
+    /// the kernel's accept queue until one closes. High, because a connection that sends
+    /// nothing costs only its descriptor and a little memory, and one that holds its place by
+    /// trickling its headers is cut at `headerDeadlineSeconds`: far more of them than the limit
+    /// are needed to keep other clients waiting. Each takes a file descriptor, so the process's
+    /// limit on them (`ulimit -n`) must leave room.
+    public var connectionLimit: Int = 4096
     /// Most connections one client address may hold at once, 0 for no limit of its own: a
     /// client over it has its new connection closed at once, so one client cannot take every
     /// connection. Off by default, since behind a proxy every client has the proxy's address.
@@ -32,14 +36,23 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var bodyDeadlineSeconds: Int = 30
     /// Seconds a connection may wait for a request's headers in all, from when it opened or its
     /// last request ended: bounds clients trickling header lines, which the silence timeout
-    /// does not, and idle keep-alive connections as well.
-    public var headerDeadlineSeconds: Int = 30
-    /// Largest request body accepted, in bytes; a larger one gets 413 without being kept.
-    public var maximumBodyBytes: Int = 64 * 1024
+    /// does not, and idle keep-alive connections as well. Short, since a client sends its
+    /// headers at once: a slow one gives its place up soon.
+    public var headerDeadlineSeconds: Int = 10
+    /// Largest request body accepted, in bytes; a larger one gets 413 without being kept. By
+    /// default the largest input that may carry a token, so that whatever `verify` takes as a
+    /// line is taken as a body too, and a body with a token one byte too large reaches the
+    /// verifier, which says so.
+    public var maximumBodyBytes: Int = VerificationPolicy.maximumInputBytes
+    /// The certificate and key to serve HTTPS with; nil, the default, serves plain HTTP.
+    public var tls: TLSIdentity?
 
     public init(listenAddress: ListenAddress) {
         self.listenAddress = listenAddress
     }
+
+    /// The highest `connectionLimit`.
+    public static let largestConnectionLimit = 65_536
 
     /// The processors online, at least 2 so that one slow handler never stalls every client,
     /// and at most 64 so that the default connection limit leaves each worker a share.
@@ -52,8 +65,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         guard (1...256).contains(workerThreads) else {
             throw .invalidConfiguration("worker threads \(workerThreads) is not in 1…256")
         }
-        guard (workerThreads...4096).contains(connectionLimit) else {
-            throw .invalidConfiguration("connection limit \(connectionLimit) is not in \(workerThreads)…4096")
+        guard (workerThreads...Self.largestConnectionLimit).contains(connectionLimit) else {
+            throw .invalidConfiguration(
+                "connection limit \(connectionLimit) is not in \(workerThreads)…\(Self.largestConnectionLimit)")
         }
         guard (0...connectionLimit).contains(connectionsPerClient) else {
             throw .invalidConfiguration("connections per client \(connectionsPerClient) is not in 0…\(connectionLimit)")

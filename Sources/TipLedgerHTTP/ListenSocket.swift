@@ -9,14 +9,19 @@
 /// A bound, listening IPv4 TCP socket, opened by the server so that it knows the port the kernel
 /// chose and the exact reason a bind failed.
 ///
-/// Ownership: after `HTTPServer` hands the descriptor to libmicrohttpd (`MHD_OPTION_LISTEN_SOCKET`)
-/// the daemon uses it; `MHD_quiesce_daemon` hands it back, and the server closes it only after
-/// `MHD_stop_daemon`, as the manual requires. The value is a plain copyable handle: exactly one
-/// owner (the server's lifecycle state) may call `close`.
+/// Ownership: the server's; only its `ConnectionAcceptor` accepts on it, and libmicrohttpd never
+/// sees it. The value is a plain copyable handle: exactly one owner (the server's lifecycle
+/// state) may call `close`, after the acceptor has stopped.
 struct ListenSocket: Sendable {
     let descriptor: Int32
     /// The port the socket is bound to (the kernel's choice when port 0 was asked for).
     let port: UInt16
+
+    /// The `accept4` flags for a connection: non-blocking, as libmicrohttpd's epoll mode needs,
+    /// and not inherited by child processes. (Here, in a file that does not import CMicroHTTPD:
+    /// a release build of the module otherwise loses Glibc's `SOCK_*` names in the files that
+    /// import Glibc alone.)
+    static let acceptFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 
     /// Creates, binds and listens; closes the socket again if any step fails.
     static func open(_ address: ListenAddress) throws(HTTPServerError) -> ListenSocket {
@@ -39,8 +44,8 @@ struct ListenSocket: Sendable {
                 throw .cannotListen(address: address.description, errno: errno)
             }
 
-            // libmicrohttpd polls the socket before accepting; non-blocking keeps a lost race for
-            // a connection from blocking its listening thread in accept().
+            // The acceptor polls the socket before accepting; non-blocking keeps a connection
+            // reset before it is taken from blocking the acceptor in accept().
             let flags = fcntl(descriptor, F_GETFL)
             guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else {
                 throw .cannotListen(address: address.description, errno: errno)
@@ -59,24 +64,15 @@ struct ListenSocket: Sendable {
         }
     }
 
-    /// Makes the kernel refuse new connections at once and reset those queued but not accepted.
-    ///
-    /// Linux turns `shutdown` on a listening socket into a disconnect (the socket leaves the
-    /// LISTEN state) while the descriptor stays open, so it cannot be reused under libmicrohttpd's
-    /// threads. libmicrohttpd itself uses the same call to wake its threads when it runs without
-    /// an inter-thread channel, and treats the resulting `accept` failure as shutdown.
-    func refuseNewConnections() {
-        _ = shutdown(descriptor, Int32(SHUT_RDWR))
-    }
-
-    /// Releases the descriptor; call once, after `MHD_stop_daemon`.
+    /// Closes the socket, once the acceptor has stopped: the kernel then refuses new
+    /// connections and resets those queued but not accepted.
     func close() {
         closeDescriptor(descriptor)
     }
 }
 
 /// `close(2)`, named apart from `ListenSocket.close`.
-private func closeDescriptor(_ descriptor: Int32) {
+func closeDescriptor(_ descriptor: Int32) {
     #if canImport(Glibc)
         _ = Glibc.close(descriptor)
     #else

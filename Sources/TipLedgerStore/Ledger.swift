@@ -48,13 +48,16 @@ public final class Ledger: Sendable {
     /// its rollback journal) but for pending migrations; a ledger this user may not write, or
     /// whose directory it may not write, is opened read-only, and then refused if it needs
     /// migrating.
+    ///
+    /// `replicated` says that a replicator such as Litestream reads the write-ahead log and
+    /// checkpoints it: the ledger then never checkpoints the log itself.
     public static func open(
         path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
-        creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        creating: Bool = true, replicated: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: nil, restartFrames: nil,
-            reading: reading, creating: creating, upgrading: upgrading)
+            reading: reading, creating: creating, replicated: replicated, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
@@ -62,7 +65,8 @@ public final class Ledger: Sendable {
     /// (`Checkpointer.frames(pageSize:)`).
     static func open(
         path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int?, restartFrames: Int64?,
-        reading: Bool = false, creating: Bool = true, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        reading: Bool = false, creating: Bool = true, replicated: Bool = false,
+        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
         if !reading { try refuseUnwritable(path) }
@@ -70,13 +74,23 @@ public final class Ledger: Sendable {
         let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
         let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
+        if replicated && access.mayWrite && path != ":memory:" {
+            // Litestream copies each frame of the log out before it lets the log be copied into
+            // the file and restarted: it holds a read transaction open, and checkpoints itself
+            // between its reads (https://litestream.io/tips/). A checkpoint of tipledger's in the
+            // moments when it holds none (before its first read after it starts) lets the next
+            // commit restart the log over frames it never read, and it must then copy the whole
+            // ledger again. So this connection does not checkpoint after a migration's commits
+            // either (SQLite would, once 1,000 frames are in the log), and no `Checkpointer` runs.
+            try database.execute("PRAGMA wal_autocheckpoint = 0")
+        }
         _ = try snapshot.guarding { try Migrator.migrate(database, creating: creating, upgrading: upgrading) }
         guard path != ":memory:" else {
             return Ledger(
                 path: path, connection: LockedDatabase(database), readers: nil, checkpointer: nil, clock: clock)
         }
-        guard access.mayWrite else {
-            // Nothing to checkpoint: this process writes nothing.
+        guard access.mayWrite && !replicated else {
+            // Nothing to checkpoint: this process writes nothing, or the replicator checkpoints.
             return Ledger(
                 path: path, connection: LockedDatabase(database),
                 readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),

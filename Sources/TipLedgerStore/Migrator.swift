@@ -20,11 +20,15 @@ enum Migrator {
     ) throws -> (Int, Int) {
         let latest = migrations.last?.version ?? 0
         // Read together, so that another process creating the ledger at this moment is not seen
-        // halfway (its tables without its version yet).
+        // halfway (its tables without its version yet). Litestream's own tables do not count: it
+        // adds them to any database it replicates, and may find a new ledger's file before
+        // tipledger wrote its schema into it.
         let (application, current, tables) = try database.readTransaction {
             (
                 try database.pragmaInteger("application_id"), Int(try database.pragmaInteger("user_version")),
-                try database.queryOne("SELECT count(*) FROM sqlite_schema") { $0.int64(0) } ?? 0
+                try database.queryOne(
+                    "SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE '\\_litestream\\_%' ESCAPE '\\'"
+                ) { $0.int64(0) } ?? 0
             )
         }
         // Another application's id, or tables without our id and a schema version: some other

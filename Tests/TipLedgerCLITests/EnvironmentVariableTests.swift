@@ -202,4 +202,21 @@ import TipLedgerTestSupport
             #expect(brokenResult.errLines.first?.contains("Broken.storekit") == true)
         }
     }
+
+    /// TIPLEDGER_REPLICATED says whether Litestream replicates the ledger; anything but a yes
+    /// or a no is a usage error, and the ledger is not touched.
+    @Test(arguments: [("1", 0), ("true", 0), ("0", 0), ("no", 0), ("maybe", 64), ("2", 64)])
+    func replicationComesFromTIPLEDGER_REPLICATED(value: String, status: Int32) async throws {
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["migrate", "--db", "l.sqlite"], environment: ["TIPLEDGER_REPLICATED": value], in: directory.path)
+            #expect(result.exited(status), "\(result.summary)")
+            #expect(directory.exists("l.sqlite") == (status == 0))
+            if status != 0 {
+                #expect(
+                    result.errLines.first == "error: TIPLEDGER_REPLICATED must be 1 (Litestream replicates the "
+                        + "ledger) or 0, not '\(value)'")
+            }
+        }
+    }
 }

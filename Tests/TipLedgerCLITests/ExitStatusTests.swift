@@ -170,20 +170,19 @@ import TipLedgerTestSupport
             name: "--db as an SQLite URI", arguments: ["migrate", "--db", "file:ledger.sqlite?mode=memory"],
             message: "--db file:ledger.sqlite?mode=memory would be read as an SQLite URI"),
         FailingCase(
-            name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "5000"],
-            message: "--connection-limit must be a whole number from 1 to 4096, not '5000'"),
+            name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "70000"],
+            message: "--connection-limit must be a whole number from 1 to 65536, not '70000'"),
         FailingCase(
             name: "serve with more connections per client than in all",
-            arguments: ["serve", "--connections-per-client", "100"],
+            arguments: ["serve", "--connection-limit", "64", "--connections-per-client", "100"],
             message: "--connections-per-client (100) must be at most --connection-limit (64)"),
         FailingCase(
             name: "serve with fewer connections than threads",
             arguments: ["serve", "--threads", "8", "--connection-limit", "4"],
             message: "--connection-limit (4) must be at least --threads (8)"),
         FailingCase(
-            name: "serve with more threads than the default connection limit",
-            arguments: ["serve", "--threads", "128"],
-            message: "--connection-limit (64) must be at least --threads (128)"),
+            name: "serve --header-timeout of zero", arguments: ["serve", "--header-timeout", "0"],
+            message: "--header-timeout must be a whole number from 1 to 3600, not '0'"),
     ]
 
     @Test(arguments: usageErrors)

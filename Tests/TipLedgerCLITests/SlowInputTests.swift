@@ -10,17 +10,11 @@ import Testing
         let tips = try await SharedInputs.shared.tips()
         let keys = try await SharedInputs.shared.keys()
         try await TemporaryDirectory.with { directory in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: try TipLedgerBinary.path())
-            process.arguments = ["verify", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys)
-            process.currentDirectoryURL = URL(fileURLWithPath: directory.path)
-            process.environment = Subprocess.baseEnvironment()
             let input = Pipe()
             let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try TipLedgerBinary.start(
+                ["verify", "--db", "l.sqlite"] + SharedInputs.acceptingTestkit(keys: keys), in: directory.path,
+                input: input, output: output)
             defer { if process.isRunning { process.terminate() } }
 
             // 300 lines, more than the first batch and fewer than a commit's worth, and the first

@@ -39,6 +39,24 @@ enum TipLedgerBinary {
     }
 }
 
+extension TipLedgerBinary {
+    /// Starts `tipledger arguments` in `directory` with only the base environment, reading
+    /// `input` and writing `output` (standard error is discarded), for a test that feeds it and
+    /// reads it while it runs; the caller waits for it to end.
+    static func start(_ arguments: [String], in directory: String, input: Pipe, output: Pipe) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try path())
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = Subprocess.baseEnvironment()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}
+
 /// The `tipledger` executable was not built.
 struct MissingBinary: Error, CustomStringConvertible {
     let looked: [String]

@@ -112,6 +112,17 @@ import TipLedgerTestSupport
         #expect(pki.root.notAfter == TestChains.referenceSeconds + 180 * 86_400)
     }
 
+    @Test(arguments: [nil, "DNS:localhost"])
+    func mintedSubjectAlternativeNamesAreWrittenOnlyWhenAsked(_ names: String?) throws {
+        let key = try PrivateKey.generate(curve: .p256)
+        var template = CertificateTemplate(
+            subject: [("CN", "localhost")], serialNumber: 9, notBefore: TestChains.referenceSeconds,
+            notAfter: TestChains.referenceSeconds + 86_400, isCA: false)
+        template.subjectAlternativeNames = names
+        let certificate = try Certificate.mint(template, subjectKey: key, issuer: nil)
+        #expect(certificate.hasExtension(oid: "2.5.29.17") == (names != nil))
+    }
+
     @Test func rolesAndMarkersOfTheRealAppleChain() throws {
         let root = try appleReal("AppleRootCA-G3.der")
         let intermediate = try appleReal("AppleWWDRCA-G6.der")

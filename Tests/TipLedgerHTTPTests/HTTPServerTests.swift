@@ -118,12 +118,12 @@ import TipLedgerHTTP
     @Test func bodyExactlyAtTheLimitIsAccepted() throws {
         let server = try startTestServer()
         defer { server.stop() }
-        let body = [UInt8](repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        let body = [UInt8](repeating: UInt8(ascii: "a"), count: server.configuration.maximumBodyBytes)
 
         let response = try LoopbackConnection(port: server.port).exchange("POST", "/echo", body: body)
 
         #expect(response.status == 200)
-        #expect(response.body.count == 64 * 1024)
+        #expect(response.body == body)
     }
 
     @Test func declaredOversizeBodyIsRefusedBeforeItIsSent() throws {
@@ -132,8 +132,9 @@ import TipLedgerHTTP
         defer { server.stop() }
         let connection = try LoopbackConnection(port: server.port)
 
-        // Only the headers: the server must answer without waiting for the 65,537 bytes.
-        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 65537\r\n\r\n")
+        // Only the headers: the server must answer without waiting for the body.
+        let length = server.configuration.maximumBodyBytes + 1
+        try connection.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n")
         let response = try connection.readResponse()
 
         #expect(response.status == 413)
@@ -172,6 +173,61 @@ import TipLedgerHTTP
         server.stop()
         #expect(handler.recorder.requests.isEmpty)
         #expect(handler.recorder.entries.map { [$0.status, $0.handled ? 1 : 0] } == [[400, 0]])
+    }
+
+    /// A byte no field value may hold (RFC 9110 section 5.5) is refused with the connection,
+    /// NUL included, though libmicrohttpd hands over a value cut at its NUL: `Content-Length:
+    /// 3\0 5` would read 3 bytes and take the rest for a request where a proxy keeping the whole
+    /// value read 5, and a token or coding hidden behind a NUL would pass.
+    @Test(arguments: [
+        "Content-Length: 3\u{0} 5\r\n", "Transfer-Encoding: chunked\u{0}, gzip\r\n",
+        "Authorization: Bearer live-token\u{0}junk\r\nContent-Length: 5\r\n",
+        "Content-Length: 5\r\nX-Last: a\u{0}b\r\n", "Content-Length: 5\r\nX-Trailing: a\u{0}\r\n",
+        "X-Only: \u{0}\r\nContent-Length: 5\r\n", "X-Control: a\u{1}b\r\nContent-Length: 5\r\n",
+        "X-Escape: \u{1B}[2J\r\nContent-Length: 5\r\n", "X-Delete: a\u{7F}\r\nContent-Length: 5\r\n",
+        "X-Folded: a\r\n b\r\nContent-Length: 5\r\n",
+    ])
+    func aByteNoFieldValueMayHoldIsABadRequest(_ field: String) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send(
+            "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\n\(field)\r\nhello"
+                + "GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let response = try connection.readResponse()
+
+        #expect(response.status == 400)
+        #expect(response.bodyText.hasPrefix(#"{"error":"bad_request","message":"a header field's"#))
+        #expect(connection.waitForClose())
+        server.stop()
+        #expect(handler.recorder.requests.isEmpty)
+        #expect(handler.recorder.entries.map(\.status) == [400])
+    }
+
+    /// What the NUL check must let through: bare LF line endings, empty and padded values,
+    /// bytes from 0x80 up, a request without fields, empty lines before a request, and the
+    /// second of two requests sent together.
+    @Test(arguments: [
+        ("GET /a HTTP/1.1\nHost: x\nX-A: b\n\n", ["/a"]),
+        ("GET /a HTTP/1.1\r\nHost: x\r\nX-Empty:\r\nX-Padded: \t b \t\r\n\r\n", ["/a"]),
+        ("GET /a HTTP/1.1\r\nHost: x\r\nX-Name: Zoë 🎉\r\n\r\n", ["/a"]),
+        ("GET /a HTTP/1.0\r\n\r\n", ["/a"]),
+        ("\r\n\r\nGET /a HTTP/1.1\r\nHost: x\r\n\r\n", ["/a"]),
+        ("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\nX-B: c\n\r\n", ["/a", "/b"]),
+    ])
+    func wellFormedFieldsPassTheNulCheck(_ requests: String, _ paths: [String]) throws {
+        let handler = TestHandler()
+        let server = try startTestServer(handler)
+        defer { server.stop() }
+        let connection = try LoopbackConnection(port: server.port)
+
+        try connection.send(requests)
+        let statuses = try paths.map { _ in try connection.readResponse().status }
+
+        #expect(statuses == paths.map { _ in 200 })
+        #expect(handler.recorder.requests.map(\.path) == paths)
     }
 
     /// RFC 9112 section 3.2: an HTTP/1.1 request without a Host field is a bad request; an
@@ -634,7 +690,8 @@ import TipLedgerHTTP
         let missing = try connection.exchange("GET", "/status/404?token=secret")
         // Headers only: the server answers 413 without reading a body, then closes.
         let oversize = try LoopbackConnection(port: server.port)
-        try oversize.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 65537\r\n\r\n")
+        let length = server.configuration.maximumBodyBytes + 1
+        try oversize.send("POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(length)\r\n\r\n")
         let tooLarge = try oversize.readResponse()
         server.stop()  // the log runs after each response is sent; stop waits for it
 

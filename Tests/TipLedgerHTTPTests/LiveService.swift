@@ -89,10 +89,16 @@ final class LiveService {
         try Ledger.open(path: databasePath)
     }
 
-    /// `tipledger ARGUMENTS --db LEDGER` with the service's settings, run to its end.
-    func runCommand(_ arguments: [String]) throws -> (status: Int32?, output: String, errors: String) {
-        try TipledgerProcess.run(
-            arguments + ["--db", databasePath, "--root", rootPath], environment: Self.environment())
+    /// `tipledger ARGUMENTS --db LEDGER` with the service's settings, run to its end, with
+    /// `input`, if given, as standard input.
+    func runCommand(_ arguments: [String], input: [UInt8]? = nil) throws -> (
+        status: Int32?, output: String, errors: String
+    ) {
+        let inputPath = directory.file("input")
+        if let input { try Data(input).write(to: URL(fileURLWithPath: inputPath)) }
+        return try TipledgerProcess.run(
+            arguments + ["--db", databasePath, "--root", rootPath], environment: Self.environment(),
+            input: input == nil ? nil : inputPath)
     }
 
     /// `tipledger health --listen 127.0.0.1:PORT`'s exit status.

@@ -42,8 +42,10 @@ final class LoopbackConnection {
     /// Bytes received but not yet consumed by a parsed response.
     private var pending: [UInt8] = []
 
-    /// Connects to `port` on 127.0.0.1; each later read waits at most `receiveTimeout`.
-    init(port: UInt16, receiveTimeout: Duration = .seconds(5)) throws(LoopbackError) {
+    /// Connects to `port` on 127.0.0.1, from `source` (another loopback address such as
+    /// 127.0.0.2, for a second client) or the kernel's choice; each later read waits at most
+    /// `receiveTimeout`.
+    init(port: UInt16, receiveTimeout: Duration = .seconds(5), from source: String? = nil) throws(LoopbackError) {
         #if canImport(Glibc)
             let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #else
@@ -51,20 +53,29 @@ final class LoopbackConnection {
         #endif
         let descriptor = socket(AF_INET, type, 0)
         guard descriptor >= 0 else { throw .connectFailed(errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr = in_addr(s_addr: UInt32(0x7F00_0001).bigEndian)
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        /// `call` (bind or connect) on `host:port`; closes the socket when it fails.
+        func attach(
+            _ call: (Int32, UnsafePointer<sockaddr>?, socklen_t) -> Int32, _ host: String, _ port: UInt16
+        ) throws(LoopbackError) {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            let parsed = inet_pton(AF_INET, host, &address.sin_addr) == 1
+            let result =
+                parsed
+                ? withUnsafePointer(to: &address) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        call(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                } : -1
+            guard result == 0 else {
+                let code = parsed ? errno : EINVAL
+                _ = Glibc.close(descriptor)
+                throw .connectFailed(code)
             }
         }
-        guard result == 0 else {
-            let code = errno
-            _ = Glibc.close(descriptor)
-            throw .connectFailed(code)
-        }
+        if let source { try attach(bind, source, 0) }
+        try attach(connect, "127.0.0.1", port)
         self.descriptor = descriptor
         setReceiveTimeout(receiveTimeout)
     }

@@ -287,9 +287,10 @@ import TipLedgerTestSupport
         #expect(first.stop() == 0)
     }
 
-    @Test func bodyOverSixtyFourKibibytesIsRefusedWith413() throws {
+    /// A body over the input limit (the largest token and 1 KiB around it) gets 413.
+    @Test func bodyOverTheInputLimitIsRefusedWith413() throws {
         let service = try LiveService()
-        let limit = 64 * 1024
+        let limit = VerificationPolicy.maximumInputBytes
 
         // A declared length over the limit is refused before the body is sent.
         let declared = try service.connect()
@@ -313,8 +314,9 @@ import TipLedgerTestSupport
         #expect(overNotification.status == 413)
         #expect(try jsonObject(overNotification.body)["error"] as? String == "body_too_large")
         #expect(overTransaction.status == 413)
-        // At the limit the body reaches the router, which rejects it as a token.
+        // At the limit the body reaches the router, which finds the token too large.
         #expect(atLimit.status == 422)
+        #expect(try jsonObject(atLimit.body)["error"] as? String == "too_large")
         #expect(afterwards.status == 200)
         // Four connections, two worker threads: the lines may come in any order.
         #expect(service.accessLog.map(\.status).sorted() == [200, 413, 413, 422])

@@ -108,16 +108,20 @@ final class TipledgerProcess {
     private let exited = DispatchSemaphore(value: 0)
     private var status: Int32?
 
-    /// Starts `tipledger arguments...` with exactly `environment` and no standard input;
-    /// `launcher` turns that command line into the one run (`PrivateMount`'s, say).
+    /// Starts `tipledger arguments...` with exactly `environment` and `input` (a file to read)
+    /// as standard input, or none; `launcher` turns that command line into the one run
+    /// (`PrivateMount`'s, or `underOpenFileLimit`'s, say).
     init(
-        _ arguments: [String], environment: [String: String], launcher: ([String]) -> [String] = { $0 }
+        _ arguments: [String], environment: [String: String], input: String? = nil,
+        launcher: ([String]) -> [String] = { $0 }
     ) throws {
         let command = launcher([try TipledgerBinary.path()] + arguments)
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         process.environment = environment
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput =
+            try input.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) }
+            ?? FileHandle.nullDevice
         process.standardOutput = outputPipe
         process.standardError = errorPipe
         let exited = exited
@@ -138,6 +142,12 @@ final class TipledgerProcess {
 
     var processIdentifier: Int32 { process.processIdentifier }
 
+    /// A launcher that runs the command under `limit` open files (soft and hard, set by
+    /// `/bin/sh`, which then `exec`s it, so the PID stays the command's).
+    static func underOpenFileLimit(_ limit: Int) -> ([String]) -> [String] {
+        { command in ["/bin/sh", "-c", "ulimit -n \(limit) && exec \"$0\" \"$@\""] + command }
+    }
+
     /// Sends `signal` to the process.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
@@ -155,11 +165,13 @@ final class TipledgerProcess {
         return status
     }
 
-    /// Runs `tipledger arguments...` to its end (at most `timeout`, then it is killed).
+    /// Runs `tipledger arguments...` (as `launcher` turns it) to its end (at most `timeout`,
+    /// then it is killed), reading the file `input`, if given, as standard input.
     static func run(
-        _ arguments: [String], environment: [String: String], timeout: Duration = .seconds(60)
+        _ arguments: [String], environment: [String: String], input: String? = nil, timeout: Duration = .seconds(60),
+        launcher: ([String]) -> [String] = { $0 }
     ) throws -> (status: Int32?, output: String, errors: String) {
-        let child = try TipledgerProcess(arguments, environment: environment)
+        let child = try TipledgerProcess(arguments, environment: environment, input: input, launcher: launcher)
         let status = child.waitForExit(upTo: timeout)
         return (status, child.output.text, child.errors.text)
     }

@@ -101,6 +101,34 @@ import TipLedgerTestSupport
         #expect(rows == 20)
     }
 
+    /// Beside Litestream, which checkpoints the log itself once it has read it, the ledger
+    /// copies nothing of its log into the file: not by a checkpointer of its own, nor by SQLite's
+    /// automatic checkpoint after 1,000 frames. Without replication the same writes reach the file.
+    @Test(arguments: [false, true])
+    func aReplicatedLedgerLeavesItsLogToTheReplicator(replicated: Bool) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("ledger.sqlite")
+        let ledger = try Ledger.open(
+            path: path, clock: .fixed(AppleDate(wholeMilliseconds: TestChains.referenceMilliseconds)),
+            busyTimeout: .seconds(5), checkpointFrames: 100, restartFrames: 200, replicated: replicated)
+        #expect((ledger.checkpointer == nil) == replicated)
+        // Well over 1,000 frames of log.
+        try record(1...300, into: ledger)
+        ledger.checkpointSoon()
+        ledger.checkpointer?.waitUntilIdle()
+        let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
+        if replicated { #expect(log > 1000 * Database.newFilePageSize) }
+
+        // The file alone, without its log: what checkpoints copied into it.
+        let copy = directory.file("copy.sqlite")
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        let tables = try Database(path: copy).queryOne(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'transactions'"
+        ) { $0.int64(0) }
+        #expect(tables == (replicated ? 0 : 1))
+        #expect(try ledger.integrityCheck() == "ok")
+    }
+
     @Test func theWriterRestartsALongLogOnceItWasCopied() throws {
         let directory = try TemporaryDirectory()
         let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 100_000, restartFrames: 20)

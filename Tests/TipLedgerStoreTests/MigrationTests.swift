@@ -105,6 +105,33 @@ import TipLedgerTestSupport
         #expect(try Self.schema(at: path) == before)
     }
 
+    /// Litestream adds two tables of its own to any database it replicates, and may find a new
+    /// ledger's file before tipledger wrote its schema: those alone do not make the file another
+    /// application's.
+    @Test(arguments: [
+        (
+            tables: "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); "
+                + "CREATE TABLE _litestream_lock (id INTEGER);", refused: false
+        ),
+        (
+            tables:
+                "CREATE TABLE _litestream_seq (id INTEGER PRIMARY KEY, seq INTEGER); CREATE TABLE notes (body TEXT);",
+            refused: true
+        ),
+        (tables: "CREATE TABLE xlitestream_seq (id INTEGER);", refused: true),
+    ])
+    func litestreamsOwnTablesAloneLeaveTheFileANewLedger(tables: String, refused: Bool) throws {
+        try Database(path: path).execute(tables)
+        if refused {
+            let error = try #require(throws: StoreError.self) { try Ledger.open(path: path) }
+            #expect(error.message.contains("another application"))
+        } else {
+            let ledger = try Ledger.open(path: path)
+            #expect(try ledger.schemaVersion() == Migration.latestVersion)
+            #expect(try Self.pragma("application_id", at: path) == Migrator.applicationID)
+        }
+    }
+
     @Test func failedMigrationLeavesThePreviousSchemaAndVersion() throws {
         let store = try TestLedger()
         try store.record(try TestChains.transaction())

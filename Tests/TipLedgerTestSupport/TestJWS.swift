@@ -48,6 +48,35 @@ public enum TestJWS {
         try sign(header: header(chain: pki.chain), payload: payload, key: pki.leafKey)
     }
 
+    /// A JWS of exactly `byteCount` bytes signed by `pki`'s leaf, its payload `payload(padding)`
+    /// with `padding` as long as it takes. The header gets a `kid` member of one to three
+    /// letters when the lengths need it: no base64url text is one byte longer than a multiple
+    /// of four, so the payload alone cannot reach every length.
+    public static func sign(
+        byteCount: Int, pki: TestPKI = TestChains.standard, payload: (String) -> String
+    ) throws -> String {
+        func encodedCount(_ count: Int) -> Int { (4 * count + 2) / 3 }
+        let signatureCount = encodedCount(64)
+        let emptyPayloadCount = payload("").utf8.count
+        for kid in [nil, "a", "ab", "abc"] {
+            let header = header(x5c: x5c(pki.chain), extra: kid.map { "\"kid\":\"\($0)\"" })
+            let payloadEncodedCount = byteCount - encodedCount(header.utf8.count) - 2 - signatureCount
+            guard payloadEncodedCount % 4 != 1 else { continue }
+            let paddingCount = payloadEncodedCount * 3 / 4 - emptyPayloadCount
+            guard paddingCount >= 0 else { break }
+            let token = try sign(
+                header: header, payload: payload(String(repeating: "x", count: paddingCount)), key: pki.leafKey)
+            if token.utf8.count == byteCount { return token }
+        }
+        throw LengthError.payloadTooLong(byteCount: byteCount)
+    }
+
+    /// Why `sign(byteCount:pki:payload:)` made no token.
+    public enum LengthError: Error {
+        /// The payload without padding already makes a longer token.
+        case payloadTooLong(byteCount: Int)
+    }
+
     /// The three dot-separated parts of a compact JWS, still encoded.
     public static func parts(_ token: String) -> [String] {
         token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

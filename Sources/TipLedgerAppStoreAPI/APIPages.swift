@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+
+/// The pages of a paged endpoint, each fetched with one request (retries aside) when `next()`
+/// asks for it.
+///
+/// Each page names the next with a cursor (`paginationToken` or `revision`) and says whether
+/// one follows (`hasMore`). `cursor` is the last cursor received: stored after a page is
+/// processed, it lets a later walk resume after that page. A page claiming more without a new
+/// cursor fails as `malformedResponse` rather than being fetched again for ever.
+public struct APIPages<Page: Sendable>: Sendable {
+    /// The cursor the next request sends (nil before the first page of a fresh walk).
+    public private(set) var cursor: String?
+    private var finished = false
+    private let fetch: @Sendable (String?) throws(AppStoreAPIError) -> Page
+    private let progress: @Sendable (Page) -> (hasMore: Bool, cursor: String?)
+    private let endpoint: Endpoint
+
+    init(
+        _ endpoint: Endpoint, resumingAfter cursor: String?,
+        fetch: @escaping @Sendable (String?) throws(AppStoreAPIError) -> Page,
+        progress: @escaping @Sendable (Page) -> (hasMore: Bool, cursor: String?)
+    ) {
+        self.endpoint = endpoint
+        self.cursor = cursor
+        self.fetch = fetch
+        self.progress = progress
+    }
+
+    /// The next page, or nil after the page that said no more follow.
+    public mutating func next() throws(AppStoreAPIError) -> Page? {
+        guard !finished else { return nil }
+        let page = try fetch(cursor)
+        let (hasMore, next) = progress(page)
+        if hasMore {
+            guard let next, !next.isEmpty, next != cursor else {
+                throw AppStoreAPIError(
+                    .malformedResponse, "\(endpoint.name): a page says more follow but names no new page to ask for")
+            }
+        }
+        if let next { cursor = next }
+        finished = !hasMore
+        return page
+    }
+}
