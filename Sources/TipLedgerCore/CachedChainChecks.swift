@@ -3,7 +3,7 @@
 /// The header and chain checks (`HeaderCheck`, `ChainCheck`) behind the two caches that let a
 /// repeated header or chain skip them: what they decide depends only on the header's bytes, the
 /// certificates and the verifier, except the chain's validity at each payload's own time, which
-/// is checked every time (see docs/verification.md, "Caches").
+/// is checked every time (see docs/performance.md, "Verifying").
 ///
 /// - A header seen before whose chain was validated (`KnownHeader.chain`) skips both, when the
 ///   chain is valid at the effective time.

@@ -2,7 +2,7 @@
 
 /// A verified token as the ledger keeps it: its exact text, with the digests the verifier
 /// worked out while reading it (`UnverifiedJWS`), so the ledger neither hashes nor splits it
-/// again (see docs/ledger.md, "Evidence").
+/// again (see docs/ledger.md, "What it holds").
 public struct TokenEvidence: Sendable, Equatable {
     /// The signed JWS exactly as received: re-verifiable offline.
     public let token: String

@@ -10,7 +10,7 @@ internal import TipLedgerCrypto
 /// may be trusted yet; only `Verifier` turns it into a verified payload.
 ///
 /// Everything later steps need from the item's bytes is worked out here, once (see
-/// docs/verification.md, "From line to row"): the token without the whitespace around it,
+/// docs/verification.md, "The checks, in order"): the token without the whitespace around it,
 /// unwrapped from a webhook body; where its three parts are; its header, decoded or found among
 /// the headers seen before; and the SHA-256 of its signing input and of the whole token, from one
 /// pass over the bytes. `verify` looks repeats up by `digest`, the verifier checks the rest, and

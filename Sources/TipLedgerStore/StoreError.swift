@@ -5,7 +5,7 @@
 ///
 /// Never the input's fault: the ledger rejects an input (a signed transaction that contradicts
 /// the recorded one) with the verifier's own `VerificationError`, from the core to the HTTP
-/// answer (see docs/ledger.md, "Rejections").
+/// answer (see docs/ledger.md, "What recording refuses").
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// SQLite's extended result code, or 0 for errors raised by tipledger itself.
     public let code: Int32
