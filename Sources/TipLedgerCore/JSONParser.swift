@@ -53,13 +53,15 @@ public struct JSONParser: ~Copyable {
         JSONSyntaxError(offset: index, reason: reason)
     }
 
+    /// Whether `byte` is JSON whitespace (space, tab, LF, CR): what may surround a JSON value,
+    /// and a token or an input line too.
+    @inline(__always)
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d
+    }
+
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0a, 0x0d: index += 1
-            default: return
-            }
-        }
+        while index < bytes.count && Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
