@@ -29,7 +29,12 @@ let package = Package(
                 .product(name: "TipLedgerCrypto", package: "tipledger"),
             ],
             swiftSettings: strict),
-        fuzzTarget("FuzzVerify", [.product(name: "TipLedgerCore", package: "tipledger")]),
+        fuzzTarget(
+            "FuzzVerify",
+            [
+                .product(name: "TipLedgerCore", package: "tipledger"),
+                .product(name: "TipLedgerCrypto", package: "tipledger"),
+            ]),
         fuzzTarget("FuzzJSON", [.product(name: "TipLedgerCore", package: "tipledger")]),
         fuzzTarget("FuzzBase64", [.product(name: "TipLedgerCore", package: "tipledger")]),
         fuzzTarget("FuzzWebhook", [.product(name: "TipLedgerCore", package: "tipledger")]),
