@@ -82,13 +82,16 @@ import TipLedgerTestSupport
             // The ninth page's request waits until the sweep asking for it was killed: the kill
             // comes mid-sweep, however fast the machine.
             let gate = RequestGate()
+            // The responder holds the store, not the scenario: the fake holds the responder, so a
+            // scenario in it would keep the fake, its server and every page alive for good.
+            let store = scenario.store
             scenario.fake.respond { request in
                 if request.endpoint == .getNotificationHistory, let token = request.query["paginationToken"],
                     let offset = Int(token.split(separator: "_").last ?? ""), offset >= 8 * ScriptedAppStore.pageSize
                 {
                     gate.pass()
                 }
-                return scenario.store.respond(request)
+                return store.respond(request)
             }
             let sync = ["sync", "--format", "json"]
             let killed = try await scenario.run(sync, database: "killed.sqlite", killWhen: { $0 >= 6 })
@@ -195,6 +198,7 @@ import TipLedgerTestSupport
             let later = String(LiveTestChain.now + 3_600_000)
             // The first request for the third page is refused until an hour from now; the next is answered.
             let refused = Atomic(false)
+            let store = scenario.store
             scenario.fake.respond { request in
                 if request.endpoint == .getNotificationHistory,
                     request.query["paginationToken"]?.hasSuffix("_40") == true,
@@ -202,7 +206,7 @@ import TipLedgerTestSupport
                 {
                     return .rateLimited(retryAfter: later)
                 }
-                return scenario.store.respond(request)
+                return store.respond(request)
             }
             let stopped = try await scenario.run(["sync"])
             #expect(stopped.exited(69), "\(stopped.summary)")
