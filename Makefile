@@ -9,7 +9,7 @@
 SWIFT ?= swift
 PARALLEL ?= $(shell nproc 2>/dev/null || echo 2)
 # Seconds each fuzz target runs; FUZZ_TARGETS picks some (verify json base64 webhook service
-# catalog); FUZZ_SEEDED_CRASH=1 runs the self-test, which must fail (see Fuzz/README.md).
+# catalog); FUZZ_SEEDED_CRASH=1 runs the self-test, which must fail (see docs/fuzzing.md).
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 FUZZ_SEEDED_CRASH ?=
