@@ -27,7 +27,7 @@ struct PendingCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let rendering = PendingRendering(
             transactions: try ledger.pending(environments: environments), catalog: catalog)
         switch format {

@@ -50,7 +50,7 @@ struct ReportCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let report = try ledger.report(query, now: context.clock.now().wholeMilliseconds)
         let rendering = ReportRendering(
             report: report, grouping: query.grouping, commission: commission, catalog: catalog)

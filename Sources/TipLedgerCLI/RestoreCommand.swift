@@ -57,7 +57,7 @@ struct RestoreCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let restore: Restore
         switch key {
         case .account(let account):
