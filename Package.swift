@@ -73,7 +73,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TipLedgerPresentationTests",
-            dependencies: ["TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"], swiftSettings: strict),
+            dependencies: ["TipLedgerTestSupport", "TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [

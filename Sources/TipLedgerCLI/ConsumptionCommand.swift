@@ -134,7 +134,7 @@ struct ConsumptionCommand: Command {
         drafts: [String: Result<String, ConsumptionAnswerer.Unanswerable>], _ context: CommandContext
     ) {
         switch format {
-        case .json, .csv:
+        case .json, .csv, .html:
             for request in requests {
                 var writer = JSONWriter()
                 writer.object { object in

@@ -8,7 +8,7 @@ internal import TipLedgerCrypto
 struct GlobalOptions {
     /// Output format names a command may accept.
     enum Format: String {
-        case text, json, csv
+        case text, json, csv, html
     }
 
     var databasePath: String
@@ -58,7 +58,7 @@ struct GlobalOptions {
                                  (default: the built-in Apple Root CA - G3)
           --catalog FILE         Xcode .storekit file for product names and prices
                                  [TIPLEDGER_CATALOG]
-          --format FORMAT        text or json (report also takes csv)
+          --format FORMAT        text or json (report also takes csv and html)
           -h, --help             show help
         """
 
@@ -120,7 +120,7 @@ struct GlobalOptions {
         let formatName = try scanner.value("--format") ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(
-                "--format must be text, json or csv, not '\(formatName)'", command: scanner.command)
+                "--format must be text, json, csv or html, not '\(formatName)'", command: scanner.command)
         }
         self.format = format
     }

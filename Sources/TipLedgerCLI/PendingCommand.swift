@@ -31,7 +31,7 @@ struct PendingCommand: Command {
         let rendering = PendingRendering(
             transactions: try ledger.pending(environments: environments), catalog: catalog)
         switch format {
-        case .json, .csv: context.terminal.line(rendering.json)
+        case .json, .csv, .html: context.terminal.line(rendering.json)
         case .text: context.terminal.write(rendering.text)
         }
         return .success

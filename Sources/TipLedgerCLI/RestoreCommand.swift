@@ -67,7 +67,7 @@ struct RestoreCommand: Command {
         }
         let rendering = RestoreRendering(restore: restore, key: key, catalog: catalog)
         switch format {
-        case .json, .csv: context.terminal.line(rendering.json)
+        case .json, .csv, .html: context.terminal.line(rendering.json)
         case .text: context.terminal.write(rendering.text)
         }
         return .success

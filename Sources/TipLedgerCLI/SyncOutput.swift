@@ -19,7 +19,7 @@ struct SyncOutput {
         tally.count(outcomes)
         let items = walk == .notificationHistory ? "notifications" : "transactions"
         switch format {
-        case .json, .csv:
+        case .json, .csv, .html:
             json(environment) { object in
                 object.field("page", number)
                 object.field(items, outcomes.count)
@@ -31,7 +31,7 @@ struct SyncOutput {
         for (index, outcome) in outcomes.enumerated() {
             guard case .rejected(let error) = outcome else { continue }
             switch format {
-            case .json, .csv:
+            case .json, .csv, .html:
                 json(environment) { object in
                     object.field("page", number)
                     object.field("item", index + 1)
@@ -52,7 +52,7 @@ struct SyncOutput {
     func summary(_ environment: AppStoreEnvironment, cursor: SyncCursor, tally: SyncTally, dryRun: Bool) {
         let items = walk == .notificationHistory ? "notifications" : "transactions"
         switch format {
-        case .json, .csv:
+        case .json, .csv, .html:
             json(environment) { object in
                 object.field("completed", !cursor.running)
                 if walk == .notificationHistory {

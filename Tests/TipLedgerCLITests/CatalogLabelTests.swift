@@ -50,8 +50,9 @@ import TipLedgerTestSupport
             async let textRun = TipLedgerBinary.run(["report"] + options, in: directory.path)
             async let csvRun = TipLedgerBinary.run(["report", "--format", "csv"] + options, in: directory.path)
             async let jsonRun = TipLedgerBinary.run(["report", "--format", "json"] + options, in: directory.path)
-            let (text, csv, json) = try await (textRun, csvRun, jsonRun)
-            for run in [text, csv, json] {
+            async let htmlRun = TipLedgerBinary.run(["report", "--format", "html"] + options, in: directory.path)
+            let (text, csv, json, html) = try await (textRun, csvRun, jsonRun, htmlRun)
+            for run in [text, csv, json, html] {
                 #expect(run.exited(0), "\(run.summary)")
                 #expect(run.err.isEmpty, "no product shares a name: \(run.err)")
             }
@@ -66,12 +67,14 @@ import TipLedgerTestSupport
                 #expect(row["productName"] as? String == name)
                 #expect(text.out.contains("\(product) (\(name))"), "\(text.out)")
                 #expect(csv.outLines.contains { $0.contains(",\(product),\(name),JPY,") }, "\(csv.out)")
+                #expect(html.out.contains(name), "the page names \(product)")
             }
             #expect(csv.outLines.first?.hasPrefix("environment,product,product_name,currency,") == true)
         }
     }
 
-    /// Two tiers named alike: each command that reads the catalog says so once.
+    /// Two tiers named alike: each command that reads the catalog says so once, and the page
+    /// tells them apart by their ids.
     @Test func productsThatShareADisplayNameAreSaidOnStandardError() async throws {
         try await TemporaryDirectory.with { directory in
             let mistaken = try String(contentsOfFile: CatalogTests.example, encoding: .utf8)
@@ -85,12 +88,16 @@ import TipLedgerTestSupport
                 + "com.example.tipjar.large); tell them apart by their ids"
 
             for arguments in [
-                ["report"], ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138"], ["pending"],
+                ["report"], ["report", "--format", "html"],
+                ["restore", "--account", "7e3fb20b-4cdb-47cc-936d-99d65f608138"], ["pending"],
             ] {
                 let run = try await TipLedgerBinary.run(arguments + options, in: directory.path)
                 #expect(run.exited(0), "\(run.summary)")
                 #expect(run.errLines == [warning], "\(arguments)")
             }
+            let page = try await TipLedgerBinary.run(["report", "--format", "html"] + options, in: directory.path)
+            #expect(page.out.contains("Medium Tip (com.example.tipjar.medium)"), "the page tells the two apart")
+            #expect(page.out.contains("Medium Tip (com.example.tipjar.large)"), "the page tells the two apart")
         }
     }
 }
