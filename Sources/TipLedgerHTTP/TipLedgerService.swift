@@ -84,7 +84,7 @@ public final class TipLedgerService: Sendable {
 
     /// The resources served, parsed from a request's path.
     enum Route {
-        case notifications, transactions, report, healthz, metrics, unknown
+        case notifications, transactions, report, reportPage, healthz, metrics, unknown
         /// `/v1/accounts/{account}/transactions`.
         case accounts(String)
 
@@ -97,6 +97,7 @@ public final class TipLedgerService: Sendable {
             where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
                 self = .accounts(parts[2])
             case ["v1", "report"]: self = .report
+            case ["v1", "report.html"]: self = .reportPage
             case ["healthz"]: self = .healthz
             case ["metrics"]: self = .metrics
             default: self = .unknown
@@ -110,6 +111,7 @@ public final class TipLedgerService: Sendable {
             case .transactions: "transactions"
             case .accounts: "accounts"
             case .report: "report"
+            case .reportPage: "report_page"
             case .healthz: "healthz"
             case .metrics: "metrics"
             case .unknown: "unknown"
@@ -138,6 +140,8 @@ public final class TipLedgerService: Sendable {
             response = query(request, method: method) { restore(request, account: account) }
         case .report:
             response = query(request, method: method) { report(request) }
+        case .reportPage:
+            response = query(request, method: method, basic: true) { reportPage(request) }
         case .healthz:
             response = method == "GET" ? parameterless { health() } : Self.methodNotAllowed("GET")
         case .metrics:
@@ -266,17 +270,21 @@ public final class TipLedgerService: Sendable {
 
     /// A query route: it exists only with an API token configured (404 for every method
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
-    /// HEAD, and needs the token.
-    private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let apiToken else { return Self.notFound }
-        return method == "GET" ? authorized(request, token: apiToken, body) : Self.methodNotAllowed("GET")
-    }
-
-    /// Runs `body` when the request carries `apiToken`, the configured bearer token; 401
-    /// otherwise.
-    private func authorized(_ request: HTTPRequest, token apiToken: [UInt8], _ body: () -> HTTPResponse)
+    /// HEAD, and needs the token (`basic`: as a bearer token or as a Basic password).
+    private func query(_ request: HTTPRequest, method: String, basic: Bool = false, _ body: () -> HTTPResponse)
         -> HTTPResponse
     {
+        guard let apiToken else { return Self.notFound }
+        guard method == "GET" else { return Self.methodNotAllowed("GET") }
+        return authorized(request, token: apiToken, basic: basic, body)
+    }
+
+    /// Runs `body` when the request carries `apiToken`, the configured bearer token, or with
+    /// `basic`, a Basic credential whose password is the token (a browser's way, for the
+    /// page); 401 otherwise, with the challenge that makes a browser ask for it.
+    private func authorized(
+        _ request: HTTPRequest, token apiToken: [UInt8], basic: Bool, _ body: () -> HTTPResponse
+    ) -> HTTPResponse {
         // Two Authorization fields (a proxy adding one to the client's) name no one credential.
         let fields = request.headers.values(for: "Authorization")
         // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
@@ -288,10 +296,14 @@ public final class TipLedgerService: Sendable {
         let hasScheme =
             header.count > scheme.count && header[scheme.count] == 0x20
             && zip(header, scheme).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
-        let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
+        let given =
+            hasScheme
+            ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 })
+            : basic ? BasicCredentials.password(in: header) ?? [] : []
         guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
-            var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
-            response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
+            var response = HTTPResponse.error(
+                .unauthorized, basic ? "the API token is required" : "a valid bearer token is required")
+            response.headers.set("WWW-Authenticate", basic ? BasicCredentials.challenge : "Bearer realm=\"tipledger\"")
             return response
         }
         return body()
@@ -366,28 +378,71 @@ public final class TipLedgerService: Sendable {
     private static let badEnvironmentList = HTTPResponse.error(
         .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
 
-    private func report(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {
-            return refusal
+    /// A report's query and commission rate from a request's parameters, or the 400 that
+    /// refuses them.
+    private enum ReportRequest {
+        case query(ReportQuery, CommissionRate?)
+        case refused(HTTPResponse)
+    }
+
+    private func reportRequest(_ request: HTTPRequest, route: String) -> ReportRequest {
+        if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: route) {
+            return .refused(refusal)
         }
-        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
-        let query: ReportQuery
-        let commission: CommissionRate?
+        guard let scope = environmentScope(request) else { return .refused(Self.badEnvironmentList) }
         do throws(ReportQuery.ParameterError) {
-            query = try ReportQuery(
+            let query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
                 environments: scope.environments)
-            commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
+            let commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
                 try CommissionRate(parsing: text)
             }
+            return .query(query, commission)
         } catch {
-            return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
+            return .refused(.error(.invalidParameter, "\(error.parameter) takes \(error.expected)"))
+        }
+    }
+
+    private func report(_ request: HTTPRequest) -> HTTPResponse {
+        let query: ReportQuery
+        let commission: CommissionRate?
+        switch reportRequest(request, route: "report") {
+        case .query(let given, let rate): (query, commission) = (given, rate)
+        case .refused(let response): return response
         }
         do {
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
             let rendering = ReportRendering(
                 report: report, grouping: query.grouping, commission: commission, catalog: catalog)
             return .json(body: Array(rendering.json.utf8))
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    /// The report as a page for a browser (`ReportRendering.html`), sent with the page's
+    /// Content-Security-Policy, and kept by no cache: it shows a business's takings.
+    private func reportPage(_ request: HTTPRequest) -> HTTPResponse {
+        let query: ReportQuery
+        let commission: CommissionRate?
+        switch reportRequest(request, route: "report.html") {
+        case .query(let given, let rate): (query, commission) = (given, rate)
+        case .refused(let response): return response
+        }
+        do {
+            let now = clock.now().wholeMilliseconds
+            let overview = try ledger.overview(
+                query, now: now, rowLimit: ReportRendering.pageRows, supporters: ReportRendering.pageSupporters)
+            let rendering = ReportRendering(
+                report: overview.report, grouping: query.grouping, commission: commission, catalog: catalog)
+            var response = HTTPResponse.text(
+                rendering.html(overview, query: query, generated: now), contentType: "text/html; charset=utf-8")
+            response.headers.set(
+                "Content-Security-Policy", ReportRendering.pageContentSecurityPolicy + "; frame-ancestors 'none'")
+            response.headers.set("Cache-Control", "no-store")
+            response.headers.set("X-Content-Type-Options", "nosniff")
+            response.headers.set("Referrer-Policy", "no-referrer")
+            return response
         } catch {
             return unavailable(error)
         }
