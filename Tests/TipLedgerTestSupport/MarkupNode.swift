@@ -11,8 +11,13 @@ public struct MarkupNode: Sendable {
     public let name: String
     public let attributes: [String: String]
     public fileprivate(set) var children: [MarkupNode] = []
-    /// The text directly inside the element, its children's left out.
-    public fileprivate(set) var ownText = ""
+    /// The element's content in order: runs of text, and children by index.
+    fileprivate var content: [Content] = []
+
+    fileprivate enum Content: Sendable {
+        case text(String)
+        case child(Int)
+    }
 
     /// The document's root element; throws with the parser's message and line when the text is
     /// not well-formed XML.
@@ -46,7 +51,14 @@ public struct MarkupNode: Sendable {
     }
 
     /// The element's text and its descendants', in document order.
-    public var text: String { ownText + children.map(\.text).joined() }
+    public var text: String {
+        content.map { part in
+            switch part {
+            case .text(let text): text
+            case .child(let index): children[index].text
+            }
+        }.joined()
+    }
 }
 
 /// A document an XML parser refused.
@@ -71,7 +83,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard !stack.isEmpty else { return }
-        stack[stack.count - 1].ownText += string
+        stack[stack.count - 1].content.append(.text(string))
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
@@ -79,6 +91,7 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
         if stack.isEmpty {
             root = finished
         } else {
+            stack[stack.count - 1].content.append(.child(stack[stack.count - 1].children.count))
             stack[stack.count - 1].children.append(finished)
         }
     }
