@@ -63,6 +63,7 @@ enum ReportPageStyle {
         details{margin:2px 0 10px}
         summary{cursor:pointer;color:var(--muted);font-size:13px}
         .empty{background:var(--card);border-radius:12px;padding:28px;text-align:center;margin-top:20px}
+        .empty h2{margin:0 0 10px;padding:0;border:0}
         code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:12px}
         footer{margin-top:40px;color:var(--muted);font-size:12px}
         """
