@@ -15,9 +15,9 @@ enum BasicCredentials {
     static func password(in field: [UInt8]) -> [UInt8]? {
         // The scheme name is case-insensitive (RFC 9110 section 11.1); one or more spaces
         // follow it (section 11.4).
-        let scheme = Array("basic".utf8)
+        let scheme = "basic".utf8
         guard field.count > scheme.count, field[scheme.count] == 0x20,
-            zip(field, scheme).allSatisfy({ (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 })
+            HTTPSyntax.equalIgnoringASCIICase(field.prefix(scheme.count), scheme)
         else { return nil }
         let encoded = field.dropFirst(scheme.count).drop { $0 == 0x20 }
         guard let decoded = Base64.decode(String(decoding: encoded, as: UTF8.self), alphabet: .standard),
