@@ -29,8 +29,9 @@ struct HorizontalBarChart {
     private static let countWidth = 92.0
     private static let pitch = 26.0
     private static let barHeight = 18.0
-    /// Label width, in columns of a Latin letter: a wide (CJK) character counts two.
-    private static let labelColumns = 22
+    /// Label width, in columns of a Latin letter: a wide (CJK) character counts two. As many as
+    /// fit left of the bars in the 12-pixel text of the style sheet.
+    static let labelColumns = 18
 
     func write(to markup: inout Markup) {
         let height = Self.pitch * Double(bars.count) + 8
@@ -77,14 +78,18 @@ struct HorizontalBarChart {
     }
 
     /// `label` cut to about `labelColumns` columns with an ellipsis; the whole of it is in the
-    /// bar's title.
+    /// bar's title. An identifier without spaces (`com.example.tipjar.small`, a product without a
+    /// catalog name) keeps its end, where products differ; other labels keep their start.
     static func shortened(_ label: String) -> String {
+        let fromEnd = !label.contains(" ") && label.contains(".")
         var columns = 0
-        var kept = ""
-        for character in label {
+        var kept: [Character] = []
+        for character in fromEnd ? Array(label.reversed()) : Array(label) {
             let wide = character.unicodeScalars.first.map { $0.value >= 0x1100 } ?? false
             columns += wide ? 2 : 1
-            if columns > labelColumns { return kept + "…" }
+            if columns > labelColumns {
+                return fromEnd ? "…" + String(kept.reversed()) : String(kept) + "…"
+            }
             kept.append(character)
         }
         return label

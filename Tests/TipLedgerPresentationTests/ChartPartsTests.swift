@@ -90,4 +90,17 @@ import Testing
     func pageAmountsAreGroupedInThousands(_ milli: Int64, _ currency: String, _ text: String) {
         #expect(Money.grouped(milli, currency: currency) == text)
     }
+
+    /// A tier's label fits left of its bar: a product id keeps its end, where products differ;
+    /// a name keeps its start; a wide character counts two columns.
+    @Test(arguments: [
+        ("Small Tip", "Small Tip"),
+        ("com.example.tipjar.coffee", "…mple.tipjar.coffee"),
+        ("art.nightthought.tip.small", "…tthought.tip.small"),
+        ("A very generous tip indeed", "A very generous ti…"),
+        ("とても大きなチップです", "とても大きなチップ…"),
+    ])
+    func aTierLabelFitsBesideItsBar(_ label: String, _ shown: String) {
+        #expect(HorizontalBarChart.shortened(label) == shown)
+    }
 }
