@@ -5,7 +5,8 @@ import TipLedgerTestSupport
 /// The ledgers the report page is tested on, each made once per test run on first use: empty,
 /// one tip, tips in three currencies, a small fixed ledger (seeded tips on fixed dates, a refund,
 /// a prorated refund and a revocation), and 100,000 transactions written straight into the
-/// table (signing that many would take minutes; the page reads only the table).
+/// table by scripts/synthetic-ledger (signing that many would take minutes; the page reads only
+/// the table).
 actor PageLedgers {
     static let shared = PageLedgers()
 
@@ -57,8 +58,16 @@ actor PageLedgers {
             }
             try await record(into: path, tips: tips, refunding: [3], prorating: [7], revoking: [5])
         case .hundredThousand:
-            try await run(["migrate", "--db", path])
-            _ = try await SQLiteShell.rows(path, hundredThousandRows, in: directory)
+            let result = try await Subprocess(
+                executable: "/bin/sh",
+                arguments: [
+                    "\(Fixtures.projectDirectory)/scripts/synthetic-ledger", "100000", path, try TipLedgerBinary.path(),
+                ],
+                environment: Subprocess.baseEnvironment(), directory: directory
+            ).run()
+            guard result.exited(0), result.err.isEmpty else {
+                throw SharedInputError(step: "scripts/synthetic-ledger", output: result)
+            }
         }
         return path
     }
@@ -109,33 +118,4 @@ actor PageLedgers {
         }
         return result
     }
-
-    /// 100,000 transactions over 180 days in three currencies, of eight products, of 15,000
-    /// accounts (every tenth tip without one), 2 % refunded and 0.5 % revoked, all pointing at
-    /// one stand-in evidence row.
-    static let hundredThousandRows = """
-        INSERT INTO jws_headers (id, sha256, header) VALUES (1, zeroblob(32), '{}');
-        INSERT INTO evidence (id, sha256, kind, header_id, body, environment, received_ms)
-            VALUES (1, zeroblob(32), 'transaction', 1, '{}', 'Sandbox', 0);
-        WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 99999),
-        tip(i, purchase, storefront, currency, product, price) AS (
-            SELECT i, 1767225600000 + (i * 155521) % 15552000000,
-                CASE i % 3 WHEN 0 THEN 'USA' WHEN 1 THEN 'DEU' ELSE 'JPN' END,
-                CASE i % 3 WHEN 0 THEN 'USD' WHEN 1 THEN 'EUR' ELSE 'JPY' END,
-                CASE i % 13 WHEN 0 THEN 'huge' WHEN 1 THEN 'large' WHEN 2 THEN 'medium' WHEN 3 THEN 'medium'
-                    WHEN 4 THEN 'tiny' WHEN 5 THEN 'coffee' WHEN 6 THEN 'pizza' WHEN 7 THEN 'dinner' ELSE 'small' END,
-                CASE i % 3 WHEN 0 THEN 990 WHEN 1 THEN 1190 ELSE 160000 END * (1 + i % 11 % 4)
-            FROM n
-        )
-        INSERT INTO transactions (environment, transaction_id, account, bundle_id, product_id, quantity, price_milli,
-            currency, storefront, purchase_date_ms, signed_date_ms, revocation_date_ms, revoked, finished_ms,
-            evidence_id, recorded_ms)
-        SELECT 'Sandbox', printf('%d', 4000000000000000 + i),
-            CASE WHEN i % 10 = 0 THEN NULL
-                ELSE printf('%08x-4b1c-4d2e-8f3a-%012x', (i * 7919) % 15000, (i * 7919) % 15000) END,
-            'com.example.tipjar', 'com.example.tipjar.' || product, 1, price, currency, storefront, purchase, purchase,
-            CASE WHEN i % 50 = 7 THEN purchase + 86400000 END, i % 200 = 13, purchase, 1, purchase
-        FROM tip;
-        SELECT count(*) FROM transactions;
-        """
 }
