@@ -8,7 +8,7 @@ public struct StoreKitCatalog: Sendable {
     /// One product of the catalog.
     public struct Product: Sendable, Equatable {
         public let productId: String
-        public let referenceName: String?
+        package let referenceName: String?
         /// The name to show beside the id, never empty: the display name of the catalog's own
         /// locale (`settings._locale`), else the first display name of any localization that is
         /// not blank, else the reference name; nil when all of them are blank. An app sold in
@@ -36,7 +36,7 @@ public struct StoreKitCatalog: Sendable {
     /// The storefront the file's prices are for (`settings._storefront`), e.g. `USA`.
     public let storefront: String?
     /// The locale the file is written for (`settings._locale`), e.g. `en_US` or `ja`.
-    public let locale: String?
+    package let locale: String?
 
     /// Why a catalog could not be read.
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
