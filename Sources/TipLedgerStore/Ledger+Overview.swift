@@ -7,7 +7,8 @@ extension Ledger {
     /// number of tips, and the `supporters` accounts of highest net per environment and
     /// currency. Every figure is an SQL aggregate, so a ledger of millions of transactions is
     /// never loaded; the report's own rows are cut at `rowLimit` (grouped by account, it has a
-    /// row per account).
+    /// row per account). The totals per currency and per product are the per-period figures
+    /// added up: each aggregate is a pass over the table.
     public func overview(_ query: ReportQuery, now: Int64, rowLimit: Int, supporters: Int) throws -> ReportOverview {
         let (filter, values) = Self.reportFilter(query)
         // One read transaction, so every figure counts the same tips.
@@ -23,13 +24,13 @@ extension Ledger {
                 let last = span?.1
                 let period =
                     first.flatMap { first in last.map { ReportPeriod.fitting(first: first, last: $0) } } ?? .day
+                let series = try Self.series(in: database, filter: filter, values, period: period)
                 return ReportOverview(
                     report: Report(rows: Array(rows.prefix(rowLimit)), openConsumptionRequests: requests),
                     reportIsCut: rows.count > rowLimit,
-                    totals: try Self.reportRows(in: database, query, grouping: .currency),
-                    firstPurchase: first, lastPurchase: last, period: period,
-                    series: try Self.series(in: database, filter: filter, values, period: period),
-                    products: try Self.reportRows(in: database, query, grouping: .product),
+                    totals: Self.summed(series, byProduct: false),
+                    firstPurchase: first, lastPurchase: last, period: period, series: series,
+                    products: Self.summed(series, byProduct: true),
                     storefronts: try Self.reportRows(in: database, query, grouping: .storefront),
                     tipCounts: try Self.tipCounts(in: database, filter: filter, values),
                     topSupporters: try Self.topSupporters(in: database, filter: filter, values, count: supporters))
@@ -57,6 +58,41 @@ extension Ledger {
                     environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, group: row.text(2),
                     currency: row.text(3), transactions: row.int64(4), units: row.int64(5), grossMilli: row.int64(6),
                     refundedMilli: row.int64(7), revokedMilli: row.int64(8)))
+        }
+    }
+
+    /// `series` added up over its periods: per environment and currency, or per environment,
+    /// product and currency; the rows `reportRows` gives for `.currency` or `.product`, in its
+    /// order (SQLite's: text by its bytes, NULL first), without another pass over the table.
+    static func summed(_ series: [PeriodRow], byProduct: Bool) -> [ReportRow] {
+        struct Key: Hashable {
+            let environment: AppStoreEnvironment
+            let group: String?
+            let currency: String?
+        }
+        var sums: [Key: ReportRow] = [:]
+        for row in series {
+            let totals = row.totals
+            let key = Key(
+                environment: totals.environment, group: byProduct ? totals.group : nil, currency: totals.currency)
+            let sum = sums[key]
+            sums[key] = ReportRow(
+                environment: key.environment, group: key.group, currency: key.currency,
+                transactions: (sum?.transactions ?? 0) + totals.transactions, units: (sum?.units ?? 0) + totals.units,
+                grossMilli: (sum?.grossMilli ?? 0) + totals.grossMilli,
+                refundedMilli: (sum?.refundedMilli ?? 0) + totals.refundedMilli,
+                revokedMilli: (sum?.revokedMilli ?? 0) + totals.revokedMilli)
+        }
+        /// SQLite's order of two texts, NULL first; nil when they are equal.
+        func precedes(_ a: String?, _ b: String?) -> Bool? {
+            guard a != b else { return nil }
+            guard let a else { return true }
+            guard let b else { return false }
+            return a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+        return sums.values.sorted { a, b in
+            precedes(a.environment.rawValue, b.environment.rawValue) ?? precedes(a.group, b.group)
+                ?? precedes(a.currency, b.currency) ?? false
         }
     }
 
