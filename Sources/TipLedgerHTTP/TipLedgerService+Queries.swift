@@ -69,58 +69,47 @@ extension TipLedgerService {
     private static let badEnvironmentList = HTTPResponse.error(
         .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
 
-    /// A report's query and commission rate from a request's parameters, or the 400 that
-    /// refuses them.
-    private enum ReportRequest {
-        case query(ReportQuery, CommissionRate?)
-        case refused(HTTPResponse)
-    }
-
-    private func reportRequest(_ request: HTTPRequest, route: String) -> ReportRequest {
+    /// Answers a report route: `answer` with the query and commission rate the request's
+    /// parameters give, a 400 when they cannot be read, a 503 when the ledger cannot answer.
+    private func reportRoute(
+        _ request: HTTPRequest, route: String, _ answer: (ReportQuery, CommissionRate?) throws -> HTTPResponse
+    ) -> HTTPResponse {
         if let refusal = request.query.refusal(takes: Self.reportParameters, route: route) {
-            return .refused(refusal)
+            return refusal
         }
-        guard let scope = environmentScope(request) else { return .refused(Self.badEnvironmentList) }
+        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
+        let query: ReportQuery
+        let commission: CommissionRate?
         do throws(ReportQuery.ParameterError) {
-            let query = try ReportQuery(
+            query = try ReportQuery(
                 by: request.query["by"], since: request.query["since"], until: request.query["until"],
                 environments: scope.environments)
-            let commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
+            commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
                 try CommissionRate(parsing: text)
             }
-            return .query(query, commission)
         } catch {
-            return .refused(.error(.invalidParameter, "\(error.parameter) takes \(error.expected)"))
+            return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
+        }
+        do {
+            return try answer(query, commission)
+        } catch {
+            return unavailable(error)
         }
     }
 
     func report(_ request: HTTPRequest) -> HTTPResponse {
-        let query: ReportQuery
-        let commission: CommissionRate?
-        switch reportRequest(request, route: "report") {
-        case .query(let given, let rate): (query, commission) = (given, rate)
-        case .refused(let response): return response
-        }
-        do {
+        reportRoute(request, route: "report") { query, commission in
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
             let rendering = ReportRendering(
                 report: report, grouping: query.grouping, commission: commission, catalog: catalog)
             return .json(body: Array(rendering.json.utf8))
-        } catch {
-            return unavailable(error)
         }
     }
 
     /// The report as a page for a browser (`ReportRendering.html`), sent with the page's
     /// Content-Security-Policy, and kept by no cache: it shows a business's takings.
     func reportPage(_ request: HTTPRequest) -> HTTPResponse {
-        let query: ReportQuery
-        let commission: CommissionRate?
-        switch reportRequest(request, route: "report.html") {
-        case .query(let given, let rate): (query, commission) = (given, rate)
-        case .refused(let response): return response
-        }
-        do {
+        reportRoute(request, route: "report.html") { query, commission in
             let now = clock.now().wholeMilliseconds
             let overview = try ledger.overview(
                 query, now: now, rowLimit: ReportRendering.pageRows, supporters: ReportRendering.pageSupporters)
@@ -134,8 +123,6 @@ extension TipLedgerService {
             response.headers.set("X-Content-Type-Options", "nosniff")
             response.headers.set("Referrer-Policy", "no-referrer")
             return response
-        } catch {
-            return unavailable(error)
         }
     }
 }
