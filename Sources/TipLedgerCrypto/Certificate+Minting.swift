@@ -59,6 +59,9 @@ extension Certificate {
         if let names = template.subjectAlternativeNames {
             try addExtension(x509, &context, nid: NID_subject_alt_name, value: names)
         }
+        if let url = template.ocspURL {
+            try addExtension(x509, &context, nid: NID_info_access, value: "OCSP;URI:\(url)")
+        }
         for oid in template.markerOIDs {
             try addMarker(x509, oid: oid)
         }
