@@ -635,7 +635,7 @@ extension RejectionScenario {
 /// The catalogue the CLI and HTTP tests draw on: one token per code, for each kind that can
 /// carry it, rejected with exactly that code.
 @Suite struct RejectedTokenCatalogueTests {
-    @Test(arguments: VerificationError.Code.allCases)
+    @Test(arguments: TestChains.offlineCodes)
     func everyCodeHasATokenRejectedWithIt(_ code: VerificationError.Code) throws {
         let transaction = try TestChains.rejectedToken(code)
         let notification = try #require(try TestChains.rejectedToken(code, notification: true))
