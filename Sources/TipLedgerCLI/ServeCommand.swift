@@ -141,9 +141,7 @@ struct ServeCommand: Command {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         defer { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
 
-        let verifier = Verifier(
-            trustStore: try context.globals.trustStore(),
-            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        let verifier = try context.verifier(for: Self.name)
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
         let catalog = try context.globals.loadCatalog()

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Synchronization
+public import TipLedgerCore
 public import TipLedgerStore
 
 /// The service's counters and latency histogram, rendered in the Prometheus text format
@@ -67,8 +68,9 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
-    /// every fault listed, so a rate can be taken from the first failure on.
-    public func render(failedWrites: [LedgerFault: Int] = [:]) -> String {
+    /// every fault listed, so a rate can be taken from the first failure on, and with online
+    /// checks, the revocation checker's `revocation` counts.
+    public func render(failedWrites: [LedgerFault: Int] = [:], revocation: RevocationCounts? = nil) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
@@ -112,6 +114,26 @@ public final class ServiceMetrics: Sendable {
             lines.append(
                 "tipledger_sync_last_success_timestamp_seconds{environment=\"\(environment)\"} "
                     + "\(Double(milliseconds) / 1000)")
+        }
+        if let revocation {
+            let counters = [
+                ("tipledger_ocsp_requests_total", "Requests sent to OCSP responders.", revocation.requests),
+                (
+                    "tipledger_ocsp_cache_hits_total", "Revocation statuses answered from kept OCSP responses.",
+                    revocation.cacheHits
+                ),
+                (
+                    "tipledger_ocsp_unavailable_total",
+                    "Revocation statuses without a trustworthy answer (responder down, forged or stale response).",
+                    revocation.unavailable
+                ),
+                ("tipledger_ocsp_revoked_total", "Certificates found revoked.", revocation.revoked),
+            ]
+            for (name, help, value) in counters {
+                lines.append("# HELP \(name) \(help)")
+                lines.append("# TYPE \(name) counter")
+                lines.append("\(name) \(value)")
+            }
         }
         lines.append("# HELP tipledger_http_request_duration_seconds Time to answer a request, by route.")
         lines.append("# TYPE tipledger_http_request_duration_seconds histogram")

@@ -9,7 +9,8 @@ public import TipLedgerStore
 ///
 /// The statuses of the API's answers are decided here in one place: 200 for what was applied,
 /// duplicate or ignored; 400 for a notification that is permanently bad; 422 for a rejected
-/// transaction; 503 when the ledger is busy or unavailable, so the App Store retries;
+/// transaction; 503 when the ledger is busy or unavailable, or strict online checks got no
+/// answer, so the App Store retries;
 /// 401/404/405/413 as usual. (The transport answers framing it cannot trust, 400, and bodies
 /// over the limit, 413, before a request gets here.) No response carries internal error text
 /// or SQL.
@@ -145,7 +146,8 @@ public final class TipLedgerService: Sendable {
                 method == "GET"
                 ? parameterless {
                     .text(
-                        metrics.render(failedWrites: ledger.health.failedWrites),
+                        metrics.render(
+                            failedWrites: ledger.health.failedWrites, revocation: verifier.onlineChecks?.checker.counts),
                         contentType: "text/plain; version=0.0.4")
                 }
                 : Self.methodNotAllowed("GET")
@@ -419,15 +421,19 @@ public final class TipLedgerService: Sendable {
 
     // MARK: Errors
 
+    /// A payload's rejection, with `status`; or 503 with `Retry-After` when the rejection is
+    /// retryable (strict online checks without an answer), so the App Store sends it again.
     private func rejection(_ error: VerificationError, status: Int) -> HTTPResponse {
         metrics.countVerification(error.code.rawValue)
-        return .json(status: status) { writer in
+        var response = HTTPResponse.json(status: error.code.isRetryable ? 503 : status) { writer in
             writer.object { object in
                 object.field("error", error.code.rawValue)
                 object.field("message", error.message)
                 object.field("appleStatus", error.appleStatus)
             }
         }
+        if error.code.isRetryable { response.headers.set("Retry-After", "60") }
+        return response
     }
 
     /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to
