@@ -34,6 +34,10 @@ static inline size_t tl_mhd_unescape(void *context, struct MHD_Connection *conne
 // has had it since 2.10. It makes the accepted socket non-blocking and close-on-exec at once.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 
+// MHD_OPTION_URI_LOG_CALLBACK's function: called with each request's target as it came, before
+// libmicrohttpd parses it in place; its result becomes the request's *con_cls.
+typedef void *(*TLURILogCallback)(void *context, const char *uri, struct MHD_Connection *connection);
+
 // MHD_start_daemon is variadic; this fixes the options tipledger uses (see HTTPServer.init). The
 // daemon has no listening socket of its own: connections come through MHD_add_connection.
 // With a PEM certificate chain and private key it serves HTTPS (MHD_USE_TLS); libmicrohttpd hands
@@ -44,7 +48,8 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_Acc
                                                      MHD_RequestCompletedCallback completed,
                                                      void *completed_context,
                                                      MHD_NotifyConnectionCallback connection_notify,
-                                                     void *connection_context, unsigned int worker_threads,
+                                                     void *connection_context, TLURILogCallback request_line_read,
+                                                     unsigned int worker_threads,
                                                      unsigned int connection_limit,
                                                      unsigned int connections_per_client,
                                                      unsigned int connection_timeout_seconds,
@@ -60,6 +65,7 @@ static inline struct MHD_Daemon *tl_mhd_start_daemon(unsigned int flags, MHD_Acc
                             MHD_OPTION_ARRAY, serves_tls ? tls : tls + 2,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
                             MHD_OPTION_NOTIFY_CONNECTION, connection_notify, connection_context,
+                            MHD_OPTION_URI_LOG_CALLBACK, request_line_read, NULL,
                             MHD_OPTION_THREAD_POOL_SIZE, worker_threads,
                             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, connections_per_client,

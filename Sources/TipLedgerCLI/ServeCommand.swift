@@ -189,7 +189,7 @@ struct ServeCommand: Command {
                     service.countTransportAnswer(entry)
                     terminal.errorLine(
                         AccessLogLine.format(
-                            method: entry.method, path: entry.path, status: entry.status,
+                            method: entry.method, path: entry.loggedPath, status: entry.status,
                             responseBytes: entry.responseBytes, durationMicroseconds: entry.durationMicroseconds,
                             remoteAddress: entry.remoteAddress, at: clock.now()))
                 },

@@ -9,7 +9,7 @@
 public struct AccessLogEntry: Sendable, Equatable {
     /// The request method as sent.
     public let method: String
-    /// The request path, without the query string.
+    /// The request path, without the query string. A log shows `loggedPath` instead.
     public let path: String
     /// The status the server sent (the handler's, or 400/413/500 from the server itself).
     public let status: Int
@@ -42,6 +42,10 @@ public struct AccessLogEntry: Sendable, Equatable {
         self.remoteAddress = remoteAddress
         self.completed = completed
     }
+
+    /// The path as a log may show it: accounts and segments longer than any route's masked
+    /// (`Route.loggedPath`).
+    public var loggedPath: String { Route.loggedPath(path) }
 }
 
 /// Receives one entry per answered request, on a worker thread, after the response.

@@ -11,11 +11,8 @@ internal import Synchronization
 final class DaemonContext: Sendable {
     let handler: HTTPHandler
     let accessLog: AccessLogger?
-    let maximumBodyBytes: Int
-    /// Body bytes read and thrown away after a chunked body passed the limit, before the
-    /// connection is closed without an answer: enough to answer a slightly oversized body with
-    /// 413, not enough to let a client stream forever.
-    let discardAllowanceBytes: Int
+    /// The largest body kept, and how a larger one is refused.
+    let bodyLimit: BodyLimit
     /// One `enter` per request that reached the handler callback, one `leave` when libmicrohttpd
     /// reports it completed; `stop` waits on it.
     let inFlight = DispatchGroup()
@@ -40,7 +37,6 @@ final class DaemonContext: Sendable {
         self.handler = handler
         self.accessLog = accessLog
         self.acceptor = acceptor
-        self.maximumBodyBytes = maximumBodyBytes
-        self.discardAllowanceBytes = 1 << 20
+        self.bodyLimit = BodyLimit(maximumBytes: maximumBodyBytes)
     }
 }

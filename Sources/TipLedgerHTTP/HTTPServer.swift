@@ -95,7 +95,7 @@ public final class HTTPServer: Sendable {
                 tl_mhd_start_daemon(
                     flags, DaemonCallbacks.accessHandler, contextPointer,
                     DaemonCallbacks.requestCompleted, contextPointer, DaemonCallbacks.connectionNotified,
-                    contextPointer, UInt32(configuration.workerThreads),
+                    contextPointer, DaemonCallbacks.requestLineRead, UInt32(configuration.workerThreads),
                     UInt32(configuration.connectionLimit * configuration.workerThreads),
                     UInt32(configuration.connectionsPerClient), UInt32(configuration.connectionTimeoutSeconds),
                     certificate, key)

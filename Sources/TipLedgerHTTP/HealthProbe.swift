@@ -23,12 +23,7 @@ public enum HealthProbe {
         // A server listening on every interface is asked on the loopback one.
         let host = address.host == "0.0.0.0" ? "127.0.0.1" : address.host
         guard let target = try? ListenAddress(host: host, port: address.port) else { return nil }
-        #if canImport(Glibc)
-            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        #else
-            let type = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, type, 0)
+        let descriptor = ListenSocket.makeTCPSocket()
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)

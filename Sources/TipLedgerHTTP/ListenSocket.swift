@@ -23,14 +23,20 @@ struct ListenSocket: Sendable {
     /// import Glibc alone.)
     static let acceptFlags = Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
 
-    /// Creates, binds and listens; closes the socket again if any step fails.
-    static func open(_ address: ListenAddress) throws(HTTPServerError) -> ListenSocket {
+    /// A new IPv4 TCP socket, not inherited by child processes; -1 with `errno` set when none
+    /// can be made.
+    static func makeTCPSocket() -> Int32 {
         #if canImport(Glibc)
             let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #else
             let type = SOCK_STREAM
         #endif
-        let descriptor = socket(AF_INET, type, 0)
+        return socket(AF_INET, type, 0)
+    }
+
+    /// Creates, binds and listens; closes the socket again if any step fails.
+    static func open(_ address: ListenAddress) throws(HTTPServerError) -> ListenSocket {
+        let descriptor = makeTCPSocket()
         guard descriptor >= 0 else { throw .cannotListen(address: address.description, errno: errno) }
         do throws(HTTPServerError) {
             // SO_REUSEADDR lets a restarted server bind while old connections sit in TIME_WAIT.

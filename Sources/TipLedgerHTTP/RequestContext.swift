@@ -1,20 +1,34 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// The state of one request while libmicrohttpd delivers it piece by piece: its body so far and,
-/// once answered, what was sent (for the access log).
+/// The state of one request while libmicrohttpd delivers it piece by piece: what its request
+/// line held before libmicrohttpd parsed it, its head and body so far and, once answered, what
+/// was sent (for the access log).
 ///
-/// Ownership: created on the first access-handler call and stored in the request's `con_cls`
-/// slot with `Unmanaged.passRetained` (that +1 belongs to libmicrohttpd's slot); later calls
-/// borrow it with `takeUnretainedValue`; the completion callback clears the slot and balances
-/// the retain with `takeRetainedValue`. libmicrohttpd calls all of them for one request on the
-/// worker thread that owns the connection, one at a time, so the mutable fields need no lock.
+/// Ownership: created by the URI log callback, which libmicrohttpd calls once per request as
+/// soon as its request line is read, and stored in the request's `con_cls` slot with
+/// `Unmanaged.passRetained` (that +1 belongs to libmicrohttpd's slot); the access-handler calls
+/// borrow it with `takeUnretainedValue`; the completion callback, which libmicrohttpd calls for
+/// every request the URI log callback saw, clears the slot and balances the retain with
+/// `takeRetainedValue`. libmicrohttpd calls all of them for one request on the worker thread
+/// that owns the connection, one at a time, so the mutable fields need no lock.
 final class RequestContext {
-    let method: String
-    let path: String
-    let remoteAddress: String
-    /// The header fields, read once when they are all in.
-    let headers: HTTPHeaders
-    let started: ContinuousClock.Instant
+    /// The bytes at the start of the request target, as it came, that a request line may hold
+    /// (`HTTPSyntax.isRequestLineByte`), up to the first it may not or the target's end.
+    let targetBytesAllowed: Int
+
+    /// What the first access-handler call reads once the headers are in.
+    struct Head {
+        let method: String
+        let path: String
+        let remoteAddress: String
+        /// The header fields, read once when they are all in.
+        let headers: HTTPHeaders
+        let started: ContinuousClock.Instant
+    }
+
+    /// Nil until the headers are in: a request that ends before (libmicrohttpd refused its
+    /// head itself, or the client went away) never reached the handler and is not logged.
+    var head: Head?
     /// The body kept so far; emptied when it passes the limit.
     var body: [UInt8] = []
     /// Every body byte received, kept or not.
@@ -28,13 +42,7 @@ final class RequestContext {
     /// Bytes in the queued response's body.
     var responseBytes = 0
 
-    init(
-        method: String, path: String, remoteAddress: String, headers: HTTPHeaders, started: ContinuousClock.Instant
-    ) {
-        self.method = method
-        self.path = path
-        self.remoteAddress = remoteAddress
-        self.headers = headers
-        self.started = started
+    init(targetBytesAllowed: Int) {
+        self.targetBytesAllowed = targetBytesAllowed
     }
 }

@@ -65,14 +65,15 @@ final class RequestDeadlines: Sendable {
         timer.cancel()
     }
 
-    func opened(_ connection: OpaquePointer, socket: Int32) {
+    /// A connection opened at `now`: its first request's headers are awaited.
+    func opened(_ connection: OpaquePointer, socket: Int32, at now: ContinuousClock.Instant = .now) {
         guard socket >= 0 else { return }
-        watched.withLock { $0[Int(bitPattern: connection)] = Watched(socket: socket, phase: .headers(since: .now)) }
+        watched.withLock { $0[Int(bitPattern: connection)] = Watched(socket: socket, phase: .headers(since: now)) }
     }
 
-    /// The connection's request headers are in; its body (if any) is awaited.
-    func headersArrived(_ connection: OpaquePointer) {
-        set(.body(since: .now), for: connection)
+    /// The connection's request headers are in at `now`; its body (if any) is awaited.
+    func headersArrived(_ connection: OpaquePointer, at now: ContinuousClock.Instant = .now) {
+        set(.body(since: now), for: connection)
     }
 
     /// The connection's whole request is in. (A request answered at its headers, a 400 or an
@@ -82,9 +83,9 @@ final class RequestDeadlines: Sendable {
         set(.handling, for: connection)
     }
 
-    /// The connection's request was answered (or failed); it waits for the next one.
-    func requestEnded(_ connection: OpaquePointer) {
-        set(.headers(since: .now), for: connection)
+    /// The connection's request was answered (or failed) at `now`; it waits for the next one.
+    func requestEnded(_ connection: OpaquePointer, at now: ContinuousClock.Instant = .now) {
+        set(.headers(since: now), for: connection)
     }
 
     func closed(_ connection: OpaquePointer) {

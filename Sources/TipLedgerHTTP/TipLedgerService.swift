@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 public import TipLedgerCore
-internal import TipLedgerCrypto
 internal import TipLedgerPresentation
 public import TipLedgerStore
 
@@ -18,7 +17,8 @@ public final class TipLedgerService: Sendable {
     public let verifier: Verifier
     public let ledger: Ledger
     public let metrics: ServiceMetrics
-    let apiToken: [UInt8]?
+    /// The query routes' credential; nil when no API token is configured.
+    let authorization: BearerAuthorization?
     let catalog: StoreKitCatalog?
     let finishesTransactions: Bool
     /// The environments the query routes keep to when a request names none; nil for all.
@@ -50,7 +50,7 @@ public final class TipLedgerService: Sendable {
     ) {
         self.verifier = verifier
         self.ledger = ledger
-        self.apiToken = apiToken.map { Array($0.utf8) }
+        self.authorization = apiToken.map(BearerAuthorization.init(token:))
         self.catalog = catalog
         self.finishesTransactions = finishesTransactions
         self.queryEnvironments = queryEnvironments
@@ -80,46 +80,9 @@ public final class TipLedgerService: Sendable {
     public func countTransportAnswer(_ entry: AccessLogEntry) {
         guard !entry.handled else { return }
         metrics.countRequest(
-            route: Self.routeName(entry.path), status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6)
+            route: Route(path: entry.path).name, status: entry.status, seconds: Double(entry.durationMicroseconds) / 1e6
+        )
     }
-
-    /// The resources served, parsed from a request's path.
-    enum Route {
-        case notifications, transactions, report, healthz, metrics, unknown
-        /// `/v1/accounts/{account}/transactions`.
-        case accounts(String)
-
-        init(path: String) {
-            let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-            switch parts {
-            case ["v1", "notifications"]: self = .notifications
-            case ["v1", "transactions"]: self = .transactions
-            case let parts
-            where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
-                self = .accounts(parts[2])
-            case ["v1", "report"]: self = .report
-            case ["healthz"]: self = .healthz
-            case ["metrics"]: self = .metrics
-            default: self = .unknown
-            }
-        }
-
-        /// The metrics label: one of a fixed set, whatever the path.
-        var name: String {
-            switch self {
-            case .notifications: "notifications"
-            case .transactions: "transactions"
-            case .accounts: "accounts"
-            case .report: "report"
-            case .healthz: "healthz"
-            case .metrics: "metrics"
-            case .unknown: "unknown"
-            }
-        }
-    }
-
-    /// The metrics label of a path.
-    static func routeName(_ path: String) -> String { Route(path: path).name }
 
     /// The route name (the metrics label) and the response.
     private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
@@ -128,7 +91,7 @@ public final class TipLedgerService: Sendable {
         let response: HTTPResponse
         /// The answer of a route that takes no parameters, unless the request has some.
         func parameterless(_ answer: () -> HTTPResponse) -> HTTPResponse {
-            Self.refusal(of: request.query, takes: [], route: route.name) ?? answer()
+            request.query.refusal(takes: [], route: route.name) ?? answer()
         }
         switch route {
         case .notifications:
@@ -157,9 +120,9 @@ public final class TipLedgerService: Sendable {
         return (route.name, response)
     }
 
-    private static let notFound = HTTPResponse.error(.notFound, "no such resource")
+    static let notFound = HTTPResponse.error(.notFound, "no such resource")
 
-    private static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
+    static func methodNotAllowed(_ allowed: String) -> HTTPResponse {
         var response = HTTPResponse.error(.methodNotAllowed, "use \(allowed)")
         response.headers.set("Allow", allowed == "GET" ? "GET, HEAD" : allowed)
         return response
@@ -263,137 +226,6 @@ public final class TipLedgerService: Sendable {
         throw VerificationError(.malformedJWS, "the body has no signedTransaction string; \(shape)")
     }
 
-    // MARK: Query routes
-
-    /// A query route: it exists only with an API token configured (404 for every method
-    /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
-    /// HEAD, and needs the token.
-    private func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
-        guard let apiToken else { return Self.notFound }
-        return method == "GET" ? authorized(request, token: apiToken, body) : Self.methodNotAllowed("GET")
-    }
-
-    /// Runs `body` when the request carries `apiToken`, the configured bearer token; 401
-    /// otherwise.
-    private func authorized(_ request: HTTPRequest, token apiToken: [UInt8], _ body: () -> HTTPResponse)
-        -> HTTPResponse
-    {
-        // Two Authorization fields (a proxy adding one to the client's) name no one credential.
-        let fields = request.headers.values(for: "Authorization")
-        // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
-        // libmicrohttpd keeps it.
-        let header = fields.count == 1 ? Array(fields[0].utf8.reversed().drop(while: Self.isBlank).reversed()) : []
-        // The scheme name is case-insensitive (RFC 9110 section 11.1): "bearer" works too; one
-        // or more spaces follow it (section 11.4).
-        let scheme = Array("bearer".utf8)
-        let hasScheme =
-            header.count > scheme.count && header[scheme.count] == 0x20
-            && zip(header, scheme).allSatisfy { (65...90).contains($0) ? $0 | 0x20 == $1 : $0 == $1 }
-        let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
-        guard !given.isEmpty, ConstantTime.equals(given, apiToken) else {
-            var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
-            response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
-            return response
-        }
-        return body()
-    }
-
-    /// A space or a horizontal tab.
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-
-    private func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
-        guard Ledger.isAccountToken(account) else {
-            return .error(.invalidAccount, "the account is an appAccountToken UUID")
-        }
-        if let refusal = Self.refusal(of: request.query, takes: Self.restoreParameters, route: "restore") {
-            return refusal
-        }
-        var includeAll = false
-        if let all = request.query["all"] {
-            switch all.lowercased() {
-            case "1", "true", "yes": includeAll = true
-            case "0", "false", "no": includeAll = false
-            default:
-                return .error(.invalidParameter, "all takes true or false (1/0, yes/no)")
-            }
-        }
-        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
-        do {
-            let restore = try ledger.restore(
-                account: account.lowercased(), includeAll: includeAll, environments: scope.environments)
-            let rendering = RestoreRendering(restore: restore, key: .account(account.lowercased()), catalog: catalog)
-            return .json(body: Array(rendering.json.utf8))
-        } catch {
-            return unavailable(error)
-        }
-    }
-
-    /// The query parameters each query route takes; any other is refused rather than ignored,
-    /// so a misspelt filter cannot pass for no filter.
-    static let reportParameters: Set<String> = ["by", "since", "until", "environment", "commission"]
-    static let restoreParameters: Set<String> = ["all", "environment"]
-
-    /// A 400 for a parameter the route does not take, or one given twice (which of its values
-    /// counts is anybody's guess); nil when the query is fine.
-    private static func refusal(of query: HTTPQuery, takes parameters: Set<String>, route: String) -> HTTPResponse? {
-        var seen: Set<String> = []
-        for item in query {
-            guard parameters.contains(item.name) else {
-                let takes = parameters.isEmpty ? "none" : parameters.sorted().joined(separator: ", ")
-                return .error(
-                    .invalidParameter, "unknown parameter '\(item.name.prefix(40))'; the \(route) route takes \(takes)")
-            }
-            guard seen.insert(item.name).inserted else {
-                return .error(.invalidParameter, "\(item.name) is given more than once")
-            }
-        }
-        return nil
-    }
-
-    /// The environments a query keeps to (nil for all of them).
-    private struct EnvironmentScope {
-        let environments: [AppStoreEnvironment]?
-    }
-
-    /// Those the request's `environment` parameter lists, else the service's own; nil when the
-    /// parameter is malformed.
-    private func environmentScope(_ request: HTTPRequest) -> EnvironmentScope? {
-        guard let list = request.query["environment"] else { return EnvironmentScope(environments: queryEnvironments) }
-        return AppStoreEnvironment.parseList(list).map {
-            EnvironmentScope(environments: AppStoreEnvironment.queryScope($0))
-        }
-    }
-
-    private static let badEnvironmentList = HTTPResponse.error(
-        .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
-
-    private func report(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = Self.refusal(of: request.query, takes: Self.reportParameters, route: "report") {
-            return refusal
-        }
-        guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
-        let query: ReportQuery
-        let commission: CommissionRate?
-        do throws(ReportQuery.ParameterError) {
-            query = try ReportQuery(
-                by: request.query["by"], since: request.query["since"], until: request.query["until"],
-                environments: scope.environments)
-            commission = try request.query["commission"].map { (text) throws(ReportQuery.ParameterError) in
-                try CommissionRate(parsing: text)
-            }
-        } catch {
-            return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
-        }
-        do {
-            let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
-            let rendering = ReportRendering(
-                report: report, grouping: query.grouping, commission: commission, catalog: catalog)
-            return .json(body: Array(rendering.json.utf8))
-        } catch {
-            return unavailable(error)
-        }
-    }
-
     /// 200 while the ledger answers a query and its writes commit; 503 with the reason
     /// otherwise. After a write failed, the ledger is asked now and then whether it commits
     /// again (`writeProbeInterval`), so health comes back by itself even when no client writes.
@@ -438,7 +270,7 @@ public final class TipLedgerService: Sendable {
 
     /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to
     /// the log, never into the response.
-    private func unavailable(_ error: any Error) -> HTTPResponse {
+    func unavailable(_ error: any Error) -> HTTPResponse {
         log("ledger error: \(error)" + ((error as? StoreError)?.hint.map { "; hint: \($0)" } ?? ""))
         var response = HTTPResponse.error(.unavailable, "the ledger is busy or unavailable; retry later")
         response.headers.set("Retry-After", "1")

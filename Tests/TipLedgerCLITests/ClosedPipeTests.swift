@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
 import Testing
+import TipLedgerTestSupport
 
 /// A reader that went away (`tipledger ... | head -1`) is a failed write: exit 74 with the
 /// reason, not a silent death by SIGPIPE; and a long command stops instead of working for nobody.
@@ -10,26 +11,22 @@ import Testing
     static func runIntoClosedPipe(_ arguments: [String], input: String? = nil, in directory: String) throws -> (
         status: Int32, errorLines: [String]
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try TipLedgerBinary.path())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = Subprocess.baseEnvironment()
         let output = Pipe()
         try output.fileHandleForReading.close()
-        process.standardOutput = output
         let errors = Pipe()
-        process.standardError = errors
-        if let input {
-            process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input))
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        try process.run()
+        let standardInput = open(input ?? "/dev/null", O_RDONLY | O_CLOEXEC)
+        guard standardInput >= 0 else { throw SubprocessError.cannotOpen(input ?? "/dev/null") }
+        defer { close(standardInput) }
+        let child = try ChildProcess(
+            executable: try TipLedgerBinary.path(), arguments: arguments, environment: Subprocess.baseEnvironment(),
+            directory: directory, standardInput: standardInput,
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: errors.fileHandleForWriting.fileDescriptor)
         try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text.split(separator: "\n").map(String.init))
+        let ending = child.waitForExit()
+        return (ending?.signaled == false ? ending?.status ?? -1 : -1, text.split(separator: "\n").map(String.init))
     }
 
     @Test func aReportIntoAClosedPipeExitsWith74() async throws {

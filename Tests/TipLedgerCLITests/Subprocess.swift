@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Foundation
+import TipLedgerTestSupport
 
 #if canImport(Glibc)
     import Glibc
@@ -60,52 +61,49 @@ struct Subprocess: Sendable {
     }()
 
     private func runBlocking(killWhen: (@Sendable (Int) -> Bool)?) throws -> ProcessOutput {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let outPipe = Pipe()
-        let errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        var inPipe: Pipe? = nil
+        let outPipe = try Self.makePipe()
+        let errPipe = try Self.makePipe()
+        defer { for descriptor in [outPipe.read, errPipe.read] { close(descriptor) } }
+        /// The child's standard input, and the test's end of it when it is a pipe.
+        let childInput: Int32
+        var inFD: Int32 = -1
         var pendingInput = Data()
         switch input {
         case .none:
-            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            childInput = open("/dev/null", O_RDONLY | O_CLOEXEC)
         case .file(let path):
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw SubprocessError.cannotOpen(path) }
-            process.standardInput = handle
+            childInput = open(path, O_RDONLY | O_CLOEXEC)
+            guard childInput >= 0 else { throw SubprocessError.cannotOpen(path) }
         case .bytes(let data):
-            let pipe = Pipe()
-            process.standardInput = pipe
-            inPipe = pipe
+            let pipe = try Self.makePipe()
+            childInput = pipe.read
+            inFD = pipe.write
             pendingInput = data
         }
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
+        let child: ChildProcess
         do {
-            try process.run()
+            defer { for descriptor in [childInput, outPipe.write, errPipe.write] { close(descriptor) } }
+            child = try ChildProcess(
+                executable: executable, arguments: arguments, environment: environment, directory: directory,
+                standardInput: childInput, standardOutput: outPipe.write, standardError: errPipe.write)
         } catch {
+            if inFD >= 0 { close(inFD) }
             throw SubprocessError.cannotStart(executable, "\(error)")
+        }
+        if inFD >= 0 {
+            _ = fcntl(inFD, F_SETFL, fcntl(inFD, F_GETFL) | O_NONBLOCK)
+            if pendingInput.isEmpty {
+                close(inFD)
+                inFD = -1
+            }
         }
 
         var out = Data()
         var err = Data()
         var newlines = 0
         var killed = false
-        let outFD = outPipe.fileHandleForReading.fileDescriptor
-        let errFD = errPipe.fileHandleForReading.fileDescriptor
-        var inFD: Int32 = -1
-        if let inPipe {
-            inFD = inPipe.fileHandleForWriting.fileDescriptor
-            _ = fcntl(inFD, F_SETFL, fcntl(inFD, F_GETFL) | O_NONBLOCK)
-            if pendingInput.isEmpty {
-                try? inPipe.fileHandleForWriting.close()
-                inFD = -1
-            }
-        }
+        let outFD = outPipe.read
+        let errFD = errPipe.read
         var inputOffset = 0
         var outOpen = true
         var errOpen = true
@@ -141,7 +139,7 @@ struct Subprocess: Sendable {
                         }
                         if killWhen(newlines) {
                             killed = true
-                            kill(process.processIdentifier, SIGKILL)
+                            child.send(SIGKILL)
                         }
                     }
                 } else if entry.fd == errFD {
@@ -153,16 +151,24 @@ struct Subprocess: Sendable {
                     if written > 0 { inputOffset += written }
                     let failed = written < 0 && errno != EAGAIN && errno != EINTR
                     if failed || inputOffset == pendingInput.count {
-                        try? inPipe?.fileHandleForWriting.close()
+                        close(inFD)
                         inFD = -1
                     }
                 }
             }
         }
-        exited.wait()
+        let ending = child.waitForExit()
         return ProcessOutput(
-            status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-            standardOutput: out, standardError: err)
+            status: ending?.status ?? -1, signaled: ending?.signaled ?? false, standardOutput: out,
+            standardError: err)
+    }
+
+    /// A pipe whose ends the test's other children do not inherit.
+    private static func makePipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw SubprocessError.cannotStart("a pipe", String(cString: strerror(errno))) }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
     }
 }
 

@@ -13,12 +13,15 @@ import Testing
         return contents
     }
 
+    /// A year after the moment the tests run: a leaf valid from then is not valid now.
+    static let aYearFromNow = EndToEndTests.iso(Date() + 365 * 86_400)
+
     /// A chain made as asked, with a hint when the leaf was cut to its issuers' validity or is
     /// not valid now; none for the defaults.
     @Test(arguments: [
         ([String](), [String]()),
         (["--days", "10"], ["hint: the leaf is valid from"]),
-        (["--not-before", "2030-01-01"], ["hint: the leaf is valid from"]),
+        (["--not-before", aYearFromNow], ["hint: the leaf is valid from"]),
         (["--days", "900", "--leaf-days", "1000"], ["hint: the leaf is valid for 900 days"]),
     ])
     func aChainNotValidNowIsMadeWithAHint(_ options: [String], _ hints: [String]) async throws {

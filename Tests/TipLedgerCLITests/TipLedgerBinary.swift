@@ -43,17 +43,17 @@ extension TipLedgerBinary {
     /// Starts `tipledger arguments` in `directory` with only the base environment, reading
     /// `input` and writing `output` (standard error is discarded), for a test that feeds it and
     /// reads it while it runs; the caller waits for it to end.
-    static func start(_ arguments: [String], in directory: String, input: Pipe, output: Pipe) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path())
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = Subprocess.baseEnvironment()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+    static func start(_ arguments: [String], in directory: String, input: Pipe, output: Pipe) throws -> ChildProcess {
+        let discarded = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { close(discarded) }
+        let child = try ChildProcess(
+            executable: try path(), arguments: arguments, environment: Subprocess.baseEnvironment(),
+            directory: directory, standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor, standardError: discarded)
+        // The child's ends are the child's now.
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
+        return child
     }
 }
 

@@ -12,10 +12,9 @@ import TipLedgerHTTP
 
     @Test(arguments: Source.allCases)
     func healthAsksTheLoopbackAddressForEveryInterface(_ source: Source) throws {
-        let handler = TestHandler()
-        let server = try startTestServer(handler)
-        defer { _ = server.stop(gracePeriod: .seconds(5)) }
-        let address = "0.0.0.0:\(server.port)"
+        let live = try LiveTestServer()
+        defer { live.stop() }
+        let address = "0.0.0.0:\(live.port)"
 
         let result =
             switch source {
@@ -28,8 +27,8 @@ import TipLedgerHTTP
 
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output == "healthy\n")
-        let requests = handler.recorder.requests
+        let requests = live.requests
         #expect(requests.map(\.path) == ["/healthz"])
-        #expect(requests.first?.headers["Host"] == "127.0.0.1:\(server.port)")
+        #expect(requests.first?.headers["Host"] == "127.0.0.1:\(live.port)")
     }
 }

@@ -45,7 +45,13 @@ final class LoopbackConnection {
     /// Connects to `port` on 127.0.0.1, from `source` (another loopback address such as
     /// 127.0.0.2, for a second client) or the kernel's choice; each later read waits at most
     /// `receiveTimeout`.
-    init(port: UInt16, receiveTimeout: Duration = .seconds(5), from source: String? = nil) throws(LoopbackError) {
+    /// How long a read waits unless a test says otherwise: long, since it only bounds a wait for
+    /// something that is bound to come (an answer, a close) on a machine that may be busy.
+    static let defaultReceiveTimeout = Duration.seconds(30)
+
+    init(
+        port: UInt16, receiveTimeout: Duration = defaultReceiveTimeout, from source: String? = nil
+    ) throws(LoopbackError) {
         #if canImport(Glibc)
             let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
         #else

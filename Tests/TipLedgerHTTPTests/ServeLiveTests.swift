@@ -90,11 +90,9 @@ import TipLedgerTestSupport
         #expect(afterHead.bodyText == #"{"status":"ok"}"#)
         #expect(healthyWhileServing == 0)
 
-        let clock = ContinuousClock()
-        let signalled = clock.now
         #expect(service.stop(SIGTERM) == 0)
-        #expect(clock.now - signalled < .seconds(10))
         #expect(service.child.errors.text.contains("received signal 15"))
+        // Not "stopped; some requests did not finish in time": nothing kept the drain waiting.
         #expect(service.child.errors.lines.last == "stopped")
         #expect(try service.healthStatus() == 1)
         #expect(throws: LoopbackError.connectFailed(ECONNREFUSED)) { _ = try service.connect() }
@@ -146,7 +144,9 @@ import TipLedgerTestSupport
         #expect(stopped == 0, "\(service.diagnostics)")
 
         #expect(statuses == [404, 404, 404, 404])
-        #expect(oddMethod == 405)
+        // A control character in the method is refused with the request line; the refusal's
+        // log line escapes it all the same.
+        #expect(oddMethod == 400)
         let errors = service.child.errors.text
         #expect(!errors.contains("\u{1B}"))
         #expect(!errors.contains("\r"))
@@ -349,6 +349,10 @@ import TipLedgerTestSupport
         let oversize = try service.connect()
         try oversize.send("POST /v1/notifications HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 9999999\r\n\r\n")
         #expect(try oversize.readResponse().status == 413)
+        // The transport counts its own answers once a request is complete, which libmicrohttpd
+        // reports before it closes the connection: the close says they are counted.
+        #expect(ambiguous.waitForClose())
+        #expect(oversize.waitForClose())
         let after = try metrics()
         let stopped = service.stop()
         #expect(stopped == 0, "\(service.diagnostics)")

@@ -100,23 +100,21 @@ extension ServeLiveTests {
             #expect(answered.wait(timeout: .now() + 60) == .success)
         }
 
-        let clock = ContinuousClock()
-        let signalled = clock.now
         service.child.send(SIGTERM)
-        #expect(service.child.errors.wait(upTo: .seconds(10)) { $0.contains("received signal 15") })
+        #expect(service.child.errors.wait(upTo: .seconds(60)) { $0.contains("received signal 15") })
         // Impatience (a second SIGTERM, a Ctrl-C) during the drain changes nothing.
         service.child.send(SIGTERM)
         service.child.send(SIGINT)
-        #expect(waitForRefusal(port: port, within: .seconds(10)))
+        #expect(waitForRefusal(port: port, within: .seconds(60)))
         try slowConnection.send(Array(slow.body[100...]))
         let slowResponse = try slowConnection.readResponse()
-        let status = service.child.waitForExit(upTo: .seconds(20))
-        let elapsed = clock.now - signalled
+        let status = service.child.waitForExit(upTo: .seconds(60))
         let clientsFinished = done.wait(timeout: .now() + 60) == .success
 
         #expect(status == 0)
-        #expect(elapsed < .seconds(10), "the service took \(elapsed) to stop")
         #expect(clientsFinished)
+        // Not "stopped; some requests did not finish in time": the drain ended before its
+        // grace period did.
         #expect(service.child.errors.lines.last == "stopped")
         #expect(slowResponse.status == 200)
         #expect(slowResponse.headers["Connection"]?.lowercased() == "close")
@@ -146,21 +144,4 @@ extension ServeLiveTests {
         // while its connection was being closed may have one too).
         #expect(service.accessLog.count >= seen.filter { $0.status != nil }.count + 1)
     }
-}
-
-/// Connects until the kernel refuses (the service shut its listening socket), at most `within`;
-/// a connection that still succeeds is closed at once.
-func waitForRefusal(port: UInt16, within limit: Duration) -> Bool {
-    let clock = ContinuousClock()
-    let deadline = clock.now + limit
-    while clock.now < deadline {
-        do {
-            _ = try LoopbackConnection(port: port)
-        } catch .connectFailed(ECONNREFUSED) {
-            return true
-        } catch {
-            continue
-        }
-    }
-    return false
 }

@@ -37,7 +37,7 @@ struct TestHandler: Sendable {
         }
         if request.path == "/hold" {
             entered.signal()
-            guard release.wait(timeout: .now() + 10) == .success else {
+            guard release.wait(timeout: .now() + 60) == .success else {
                 return .error(status: 500, code: "test_timeout", message: "never released")
             }
             return .text("released")
@@ -46,14 +46,37 @@ struct TestHandler: Sendable {
     }
 }
 
-/// Starts a server on 127.0.0.1 port 0 with `TestHandler`, after `adjust` edits the configuration.
-func startTestServer(
-    _ handler: TestHandler = TestHandler(),
-    adjust: (inout HTTPServerConfiguration) -> Void = { _ in }
-) throws -> HTTPServer {
-    var configuration = HTTPServerConfiguration(listenAddress: try ListenAddress(host: "127.0.0.1", port: 0))
-    adjust(&configuration)
-    return try HTTPServer(configuration: configuration, accessLog: handler.recorder.log, handler: handler.respond)
+/// A live server for a test: 127.0.0.1, a port the kernel chooses, `TestHandler`, and what the
+/// handler and the access log saw. Stop it when the test ends (`defer { live.stop() }`);
+/// stopping also waits until every answered request is in `entries`.
+final class LiveTestServer: Sendable {
+    let handler = TestHandler()
+    let server: HTTPServer
+
+    /// Starts serving, after `adjust` edits the default configuration.
+    init(_ adjust: (inout HTTPServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = HTTPServerConfiguration(listenAddress: try ListenAddress(host: "127.0.0.1", port: 0))
+        adjust(&configuration)
+        server = try HTTPServer(configuration: configuration, accessLog: handler.recorder.log, handler: handler.respond)
+    }
+
+    var port: UInt16 { server.port }
+    var configuration: HTTPServerConfiguration { server.configuration }
+    /// The requests the handler received.
+    var requests: [HTTPRequest] { handler.recorder.requests }
+    /// The access-log entries so far.
+    var entries: [AccessLogEntry] { handler.recorder.entries }
+
+    /// A new connection to the server; each read on it waits at most `receiveTimeout`.
+    func connect(receiveTimeout: Duration = LoopbackConnection.defaultReceiveTimeout) throws -> LoopbackConnection {
+        try LoopbackConnection(port: port, receiveTimeout: receiveTimeout)
+    }
+
+    /// Stops the server (see `HTTPServer.stop`): true when every request in flight finished.
+    @discardableResult
+    func stop(gracePeriod: Duration = .seconds(10)) -> Bool {
+        server.stop(gracePeriod: gracePeriod)
+    }
 }
 
 /// Runs `body(index)` on `count` new threads at once; true when all finished within `timeout`.

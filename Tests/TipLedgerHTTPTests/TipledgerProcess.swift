@@ -100,12 +100,11 @@ final class PipeCollector: Sendable {
 
 /// A running `tipledger` child with its standard output and error collected.
 final class TipledgerProcess {
-    let process = Process()
+    let child: ChildProcess
     let output: PipeCollector
     let errors: PipeCollector
-    private let outputPipe = Pipe()
-    private let errorPipe = Pipe()
-    private let exited = DispatchSemaphore(value: 0)
+    /// The test's ends of the output and error pipes, closed once the collectors are done.
+    private let readEnds: [Int32]
     private var status: Int32?
 
     /// Starts `tipledger arguments...` with exactly `environment` and `input` (a file to read)
@@ -116,31 +115,40 @@ final class TipledgerProcess {
         launcher: ([String]) -> [String] = { $0 }
     ) throws {
         let command = launcher([try TipledgerBinary.path()] + arguments)
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment
-        process.standardInput =
-            try input.map { try FileHandle(forReadingFrom: URL(fileURLWithPath: $0)) }
-            ?? FileHandle.nullDevice
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        let exited = exited
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        output = PipeCollector(descriptor: outputPipe.fileHandleForReading.fileDescriptor)
-        errors = PipeCollector(descriptor: errorPipe.fileHandleForReading.fileDescriptor)
+        let inputDescriptor = open(input ?? "/dev/null", O_RDONLY | O_CLOEXEC)
+        guard inputDescriptor >= 0 else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: input ?? ""])
+        }
+        var outputEnds: [Int32] = [-1, -1]
+        var errorEnds: [Int32] = [-1, -1]
+        guard pipe(&outputEnds) == 0, pipe(&errorEnds) == 0 else { throw CocoaError(.fileWriteUnknown) }
+        for end in outputEnds + errorEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        defer { for descriptor in [inputDescriptor, outputEnds[1], errorEnds[1]] { close(descriptor) } }
+        do {
+            child = try ChildProcess(
+                executable: command[0], arguments: Array(command.dropFirst()), environment: environment,
+                standardInput: inputDescriptor, standardOutput: outputEnds[1], standardError: errorEnds[1])
+        } catch {
+            for descriptor in [outputEnds[0], errorEnds[0]] { close(descriptor) }
+            throw error
+        }
+        readEnds = [outputEnds[0], errorEnds[0]]
+        output = PipeCollector(descriptor: outputEnds[0])
+        errors = PipeCollector(descriptor: errorEnds[0])
     }
 
     deinit {
         if waitForExit(upTo: .zero) == nil {
-            kill(process.processIdentifier, SIGKILL)
+            child.send(SIGKILL)
             _ = waitForExit(upTo: .seconds(10))
         }
-        output.waitForEnd(upTo: .seconds(5))
-        errors.waitForEnd(upTo: .seconds(5))
+        // The collectors read to the end before their descriptors go.
+        if output.waitForEnd(upTo: .seconds(5)) && errors.waitForEnd(upTo: .seconds(5)) {
+            for descriptor in readEnds { close(descriptor) }
+        }
     }
 
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { child.processIdentifier }
 
     /// A launcher that runs the command under `limit` open files (soft and hard, set by
     /// `/bin/sh`, which then `exec`s it, so the PID stays the command's).
@@ -150,16 +158,15 @@ final class TipledgerProcess {
 
     /// Sends `signal` to the process.
     func send(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        child.send(signal)
     }
 
     /// Waits at most `timeout` for the process to exit and for its output to end: its exit
     /// status (128 + N after signal N), or nil while it still runs.
     func waitForExit(upTo timeout: Duration) -> Int32? {
         if let status { return status }
-        guard exited.wait(timeout: .now() + dispatchInterval(timeout)) == .success else { return nil }
-        let code = process.terminationStatus
-        status = process.terminationReason == .uncaughtSignal ? 128 + code : code
+        guard let ending = child.waitForExit(timeout: timeout) else { return nil }
+        status = ending.signaled ? 128 + ending.status : ending.status
         output.waitForEnd(upTo: .seconds(5))
         errors.waitForEnd(upTo: .seconds(5))
         return status
