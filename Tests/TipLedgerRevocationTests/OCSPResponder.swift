@@ -2,9 +2,14 @@
 import Foundation
 import TipLedgerAPITestSupport
 import TipLedgerCrypto
+import TipLedgerTestSupport
 
-/// A real OCSP responder, `openssl ocsp -index ... -port`, started on a given port for one
-/// issuer; stopped when released.
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A real OCSP responder, `openssl ocsp -index ... -port`, started (with `ChildProcess`) on a
+/// given port for one issuer; stopped when released.
 ///
 /// Ready once it says `ACCEPT` on standard output (read, not waited for); every request it takes
 /// it logs on standard error ("Received request"), which `requestCount` counts.
@@ -16,7 +21,9 @@ final class OCSPResponder {
     }
 
     let port: UInt16
-    private let process = Process()
+    private let child: ChildProcess
+    /// The responder's standard output, held open so it never writes to a closed pipe.
+    private let output: FileHandle
     private let log: String
 
     /// Starts a responder for certificates `issuer` signed, answering as `index` says, its
@@ -44,34 +51,39 @@ final class OCSPResponder {
             throw ResponderFailed(log: "cannot create \(log)")
         }
 
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = [
+        let arguments = [
             "ocsp", "-index", file("index.txt"), "-port", String(port), "-rsigner", file("signer.pem"), "-rkey",
             file("signer.key"), "-CA", file("ca.pem"), "-nmin", String(minutes),
         ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        try process.run()
-        // The responder prints "ACCEPT [::]:PORT PID=..." once it listens; EOF first means it
-        // did not start (the port taken, a bad file).
+        var outputEnds: [Int32] = [-1, -1]
+        guard pipe(&outputEnds) == 0 else { throw ResponderFailed(log: "no pipe") }
+        _ = fcntl(outputEnds[0], F_SETFD, FD_CLOEXEC)
+        let output = FileHandle(fileDescriptor: outputEnds[0], closeOnDealloc: true)
+        let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        let errors = open(log, O_WRONLY | O_APPEND | O_CLOEXEC)
+        defer { for descriptor in [input, errors, outputEnds[1]] { close(descriptor) } }
+        child = try ChildProcess(
+            executable: "/usr/bin/openssl", arguments: arguments, environment: [:], standardInput: input,
+            standardOutput: outputEnds[1], standardError: errors)
+        // The responder prints "ACCEPT [::]:PORT PID=..." once it listens; end of file first means
+        // it did not start (the port taken, a bad file).
         var said = ""
         while !said.contains("ACCEPT") || !said.contains("\n") {
-            let data = output.fileHandleForReading.availableData
+            let data = output.availableData
             guard !data.isEmpty else {
-                process.waitUntilExit()
+                _ = child.waitForExit()
                 throw ResponderFailed(log: (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
             }
             said += String(decoding: data, as: UTF8.self)
         }
+        self.output = output
     }
 
     deinit {
-        // SIGKILL, not `terminate()`'s SIGTERM: a child inherits the blocked signals of the
-        // thread that spawned it, and the test runner's threads may block SIGTERM (as `serve`
-        // does while it runs in-process).
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        // SIGKILL, not SIGTERM: a child inherits the blocked signals of the thread that spawned
+        // it, and the test runner's threads may block SIGTERM (as `serve` does in-process).
+        child.send(SIGKILL)
+        _ = child.waitForExit()
     }
 
     /// The URL to name in a certificate's Authority Information Access.
