@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCrypto
 
-/// Step 6 of docs/verification.md, with online checks only: whether the intermediate, then the
-/// leaf, of the validated chain is revoked, asked of the responder each names (at most two
-/// requests per token, none for a status kept from before). Runs at the clock's time, as the
-/// chain then does (`EffectiveTimeCheck`). Xcode's single certificate names no responder and
-/// is not asked about.
+/// The end of step 6 of docs/verification.md, with online checks only: whether the
+/// intermediate, then the leaf, of the validated chain is revoked, asked of the responder each
+/// names (at most two requests per token, none for a status kept from before). After the
+/// signature, so a forged token costs no request. Runs at the clock's time, as the chain then
+/// does (`EffectiveTimeCheck`). Xcode's single certificate names no responder and is not asked
+/// about.
 struct RevocationCheck: VerificationCheck {
     func check(_ token: inout TokenUnderCheck, by verifier: Verifier) throws(VerificationError) {
         guard let online = verifier.onlineChecks, let chain = token.chain else { return }
