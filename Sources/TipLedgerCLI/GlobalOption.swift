@@ -53,7 +53,7 @@ struct GlobalOption: Sendable {
             "[TIPLEDGER_ONLINE_CHECKS]",
         ], valueIsOptional: true)
     static let format = GlobalOption(
-        flag: "--format", metavar: "FORMAT", variable: nil, help: ["text or json (report also takes csv)"])
+        flag: "--format", metavar: "FORMAT", variable: nil, help: ["text or json (report also takes csv and html)"])
 
     /// Every global option that takes a value, in the order the usage lists them.
     static let all = [database, bundleIds, environments, appAppleId, root, keys, catalog, onlineChecks, format]

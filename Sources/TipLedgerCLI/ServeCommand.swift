@@ -144,7 +144,7 @@ struct ServeCommand: Command {
         let verifier = try context.verifier(for: Self.name)
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let metrics = ServiceMetrics()
         let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
