@@ -97,6 +97,7 @@ import TipLedgerTestSupport
             let strict = try await run(["--online-checks"])
             #expect(strict.exited(1), "\(strict.summary)")
             #expect(try strict.jsonLines().first?["error"] as? String == "revocation_unavailable")
+            #expect(strict.err.contains("hint: no OCSP responder gave a trustworthy answer"), "\(strict.summary)")
             let fromVariable = try await run([], variable: "strict")
             #expect(try fromVariable.jsonLines().first?["error"] as? String == "revocation_unavailable")
             let bestEffort = try await run([], variable: "best-effort")
