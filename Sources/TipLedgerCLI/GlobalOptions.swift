@@ -87,6 +87,15 @@ struct GlobalOptions {
         // flags together trust both).
         keysDirectory = rootFiles.isEmpty ? try setting(.keys) : try scanner.value(GlobalOption.keys.flag)
         catalogPath = try setting(.catalog)
+        // `--online-checks best-effort` would leave the mode behind as a stray argument.
+        if let flag = scanner.arguments.firstIndex(of: GlobalOption.onlineChecks.flag),
+            let next = scanner.arguments.dropFirst(flag + 1).first,
+            OnlineChecks.Mode(rawValue: next) != nil || next == "off"
+        {
+            throw CLIError.usage(
+                "\(GlobalOption.onlineChecks.flag) takes its mode after '=': \(GlobalOption.onlineChecks.flag)=\(next)",
+                command: scanner.command)
+        }
         onlineChecks = try Self.onlineChecks(
             flag: try scanner.optionalValue(GlobalOption.onlineChecks.flag, bare: OnlineChecks.Mode.strict.rawValue),
             variable: variable("TIPLEDGER_ONLINE_CHECKS"), command: scanner.command)

@@ -75,17 +75,21 @@ import TipLedgerTestSupport
         func token() throws -> String {
             try TestChains.transaction(pki: pki, purchaseDate: Int64(Date().timeIntervalSince1970) * 1000)
         }
+
+        /// `verify` trusting the chain's root (written to `directory`), for the token's app, in
+        /// JSON, with `ledger` (`--dry-run`, or `--db FILE`).
+        func verifyArguments(in directory: TemporaryDirectory, ledger: [String]) throws -> [String] {
+            let root = try directory.write(Data(pki.root.derEncoded), to: "root.cer")
+            return ["verify", "--format", "json", "--root", root, "--bundle-id", "com.example.tips"]
+                + ["--environment", "Sandbox"] + ledger
+        }
     }
 
     @Test func verifyAsksOnlyWhenToldAndTheModeDecidesWithoutAnAnswer() async throws {
         let responder = try UnreachableResponder()
         let token = try responder.token()
         try await TemporaryDirectory.with { directory in
-            let root = try directory.write(Data(responder.pki.root.derEncoded), to: "root.cer")
-            let base = [
-                "verify", "--dry-run", "--format", "json", "--root", root, "--bundle-id", "com.example.tips",
-                "--environment", "Sandbox",
-            ]
+            let base = try responder.verifyArguments(in: directory, ledger: ["--dry-run"])
             func run(_ extra: [String], variable: String? = nil) async throws -> ProcessOutput {
                 try await TipLedgerBinary.run(
                     base + extra, input: .text(token + "\n"),
@@ -113,11 +117,7 @@ import TipLedgerTestSupport
         let responder = try UnreachableResponder()
         let token = try responder.token()
         try await TemporaryDirectory.with { directory in
-            let root = try directory.write(Data(responder.pki.root.derEncoded), to: "root.cer")
-            let base = [
-                "verify", "--db", "l.sqlite", "--format", "json", "--root", root, "--bundle-id", "com.example.tips",
-                "--environment", "Sandbox",
-            ]
+            let base = try responder.verifyArguments(in: directory, ledger: ["--db", "l.sqlite"])
             let recorded = try await TipLedgerBinary.run(base, input: .text(token + "\n"), in: directory.path)
             #expect(recorded.exited(0), "\(recorded.summary)")
 
