@@ -21,6 +21,18 @@ import TipLedgerRevocation
         #expect(checker.counts.unavailable == 0)
     }
 
+    @Test func aResponderTheIssuerDelegatedToIsTrusted() throws {
+        var setup = OnlineChain.Setup()
+        setup.delegatedLeafResponder = true
+        let chain = try OnlineChain(setup)
+        let checker = OnlineChain.checker()
+
+        let result = try chain.verifier(.strict, checker: checker).verify(try chain.transaction())
+
+        #expect(throws: Never.self) { try result.get() }
+        #expect(chain.leafResponder?.requestCount == 1)
+    }
+
     enum Revoked: String, CaseIterable {
         case leaf, intermediate
     }

@@ -19,6 +19,9 @@ final class OnlineChain {
         var revokedIntermediate = false
         /// The leaf's responder signs with a certificate of another PKI, not the issuer's.
         var forgedLeafResponses = false
+        /// The leaf's responder signs with a responder certificate the intermediate issued for
+        /// OCSP signing (RFC 6960 section 4.2.2.2), as Apple's responders do.
+        var delegatedLeafResponder = false
         /// No responder listens on the leaf's responder port.
         var leafResponderDown = false
         /// `nextUpdate` of the responses, in minutes after they are made.
@@ -52,10 +55,14 @@ final class OnlineChain {
             port: rootPort, issuer: pki.root, signer: (pki.root, pki.rootKey),
             index: [.init(serialNumber: 2, revoked: setup.revokedIntermediate)], minutes: setup.minutes,
             directory: directory, name: "root")
-        let signer =
-            setup.forgedLeafResponses
-            ? (TestChains.other.intermediate, TestChains.other.intermediateKey)
-            : (pki.intermediate, pki.intermediateKey)
+        let signer: (Certificate, PrivateKey)
+        if setup.forgedLeafResponses {
+            signer = (TestChains.other.intermediate, TestChains.other.intermediateKey)
+        } else if setup.delegatedLeafResponder {
+            signer = try Self.delegatedResponder(of: pki, now: now)
+        } else {
+            signer = (pki.intermediate, pki.intermediateKey)
+        }
         leafResponder =
             setup.leafResponderDown
             ? nil
@@ -67,6 +74,16 @@ final class OnlineChain {
 
     deinit {
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A responder certificate and key, issued by `pki`'s intermediate for OCSP signing only.
+    static func delegatedResponder(of pki: TestPKI, now: Int64) throws -> (Certificate, PrivateKey) {
+        let key = try PrivateKey.generate(curve: .p256)
+        var template = CertificateTemplate(
+            subject: [("CN", "tipledger TEST OCSP Responder")], serialNumber: 4, notBefore: now - 86_400,
+            notAfter: now + 7 * 86_400, isCA: false, keyUsage: "critical,digitalSignature")
+        template.extendedKeyUsage = "OCSPSigning"
+        return (try Certificate.mint(template, subjectKey: key, issuer: (pki.intermediate, pki.intermediateKey)), key)
     }
 
     /// A verifier trusting the PKI's root, on the chain's clock, checking online in `mode` with
