@@ -53,10 +53,13 @@ public enum CLI {
     }
 
     /// What a command's `error` tells the user, and its exit status: a store error is the
-    /// ledger failing (74); an error of no kind the CLI knows is a bug of its own (70).
+    /// ledger failing (74), unless tipledger broke a rule of its own; that, and an error of no
+    /// kind the CLI knows, is a bug of its own (70).
     static func failure(_ error: any Error) -> CLIError {
         switch error {
         case let error as CLIError: error
+        case let error as StoreError where error.isBrokenInvariant:
+            CLIError(.internalError, "internal error: \(error.description)")
         // Damage found past the opening checks: said as such, without the statement it broke.
         case let error as StoreError where error.isDamage && error.sql != nil:
             CLIError(
@@ -73,6 +76,11 @@ public enum CLI {
         if let hint = error.hint { terminal.errorLine("hint: \(hint)") }
     }
 
+    /// The options that may come before the command and take a value, the global ones and the
+    /// App Store Server API's (`tipledger --api-key key.p8 sync`): their values are never read
+    /// as the command.
+    static let valueFlags = GlobalOption.valueFlags.union(APIOptions.valueOptions)
+
     private static func run(
         _ arguments: [String], environment: [String: String], terminal: Terminal, clock: WallClock,
         inputDescriptor: Int32
@@ -83,9 +91,9 @@ public enum CLI {
             terminal.line("tipledger \(version)")
             return .success
         }
-        var name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
+        var name = scanner.nextPositional(skippingValuesOf: valueFlags)
         if name == "help" {
-            name = scanner.nextPositional(skippingValuesOf: GlobalOptions.valueOptions)
+            name = scanner.nextPositional(skippingValuesOf: valueFlags)
             guard let name else {
                 terminal.write(generalUsage)
                 return .success

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
-/// The process exit statuses of SPEC section 5 (the BSD `sysexits.h` values where one fits).
+/// The process exit statuses of docs/cli.md (the BSD `sysexits.h` values where one fits).
 public enum ExitStatus: Int32, Sendable {
     /// Everything worked.
     case success = 0

@@ -3,8 +3,8 @@ internal import FoundationEssentials
 internal import TipLedgerCore
 internal import TipLedgerCrypto
 
-/// The options every command accepts (SPEC section 5), each also read from a `TIPLEDGER_*`
-/// environment variable; a flag wins over its variable.
+/// The options every command accepts (docs/cli.md), each also read from a `TIPLEDGER_*`
+/// environment variable (`GlobalOption`); a flag wins over its variable.
 struct GlobalOptions {
     /// Output format names a command may accept.
     enum Format: String {
@@ -37,75 +37,53 @@ struct GlobalOptions {
     /// log and checkpoints it, so that tipledger leaves the log to it (docs/operations.md).
     var replicated = false
 
-    /// The global options that take a value (so that value is never read as the command).
-    static let valueOptions: Set<String> = Set([
-        "--db", "--bundle-id", "--environment", "--app-apple-id", "--root", "--keys", "--catalog", "--format",
-    ]).union(APIOptions.valueOptions)
-
-    static let usage = """
-        Global options (all but --format also read from the environment; a flag wins):
-          --db PATH              ledger file [TIPLEDGER_DB] (default: tipledger.sqlite)
-          --bundle-id ID[,ID]    accepted bundle ids [TIPLEDGER_BUNDLE_ID]
-          --environment LIST     accepted environments: Production, Sandbox, Xcode
-                                 [TIPLEDGER_ENVIRONMENT] (default: Production; report,
-                                 restore, pending, finish and serve's queries keep to
-                                 it when given, else cover every environment)
-          --app-apple-id N       the app's Apple id, required when Production is accepted
-                                 [TIPLEDGER_APP_APPLE_ID]
-          --root FILE            trust this root certificate (DER or PEM); repeatable;
-                                 TIPLEDGER_KEYS is then not read
-          --keys DIR             trust every self-signed certificate in DIR [TIPLEDGER_KEYS]
-                                 (default: the built-in Apple Root CA - G3)
-          --catalog FILE         Xcode .storekit file for product names and prices
-                                 [TIPLEDGER_CATALOG]
-          --format FORMAT        text or json (report also takes csv)
-          -h, --help             show help
-        """
+    /// The global options' usage text.
+    static var usage: String { GlobalOption.usage }
 
     init(scanner: inout ArgumentScanner, environment: [String: String]) throws {
         /// The environment variable `name`, unless it is unset or empty.
         func variable(_ name: String) -> String? {
             environment[name].flatMap { $0.isEmpty ? nil : $0 }
         }
-        func setting(_ flag: String, _ name: String) throws -> String? {
-            try sourced(flag, name)?.value
+        func setting(_ option: GlobalOption) throws -> String? {
+            try sourced(option)?.value
         }
         /// The flag's value, else its variable's, with the name to blame for a bad one.
-        func sourced(_ flag: String, _ name: String) throws -> (value: String, source: String)? {
-            if let value = try scanner.value(flag) { return (value, flag) }
-            return variable(name).map { ($0, name) }
+        func sourced(_ option: GlobalOption) throws -> (value: String, source: String)? {
+            if let value = try scanner.value(option.flag) { return (value, option.flag) }
+            return option.variable.flatMap { name in variable(name).map { ($0, name) } }
         }
         databasePath = try FileInput.databaseFile(
-            try setting("--db", "TIPLEDGER_DB") ?? "tipledger.sqlite", for: "--db", command: scanner.command)
-        let bundleIdList = try sourced("--bundle-id", "TIPLEDGER_BUNDLE_ID")
-        bundleIdSource = bundleIdList?.source ?? "--bundle-id"
+            try setting(.database) ?? "tipledger.sqlite", for: GlobalOption.database.flag, command: scanner.command)
+        let bundleIdList = try sourced(.bundleIds)
+        bundleIdSource = bundleIdList?.source ?? GlobalOption.bundleIds.flag
         // Empty entries (a trailing comma) are dropped; the others are checked where they are
         // used (`verificationPolicy`), so a bad one fails only the commands that verify.
         bundleIds =
             bundleIdList.map { $0.value.split(separator: ",").map { $0.trimmingSpaces() }.filter { !$0.isEmpty } }
             ?? []
-        let givenEnvironments = try sourced("--environment", "TIPLEDGER_ENVIRONMENT")
-        environmentFlagWasGiven = givenEnvironments?.source == "--environment"
+        let givenEnvironments = try sourced(.environments)
+        environmentFlagWasGiven = givenEnvironments?.source == GlobalOption.environments.flag
         environmentsWereGiven = givenEnvironments != nil
         let environmentList = givenEnvironments?.value ?? "Production"
         guard let environments = AppStoreEnvironment.parseList(environmentList) else {
             throw CLIError.usage(
-                "\(givenEnvironments?.source ?? "--environment") must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'",
+                "\(givenEnvironments?.source ?? GlobalOption.environments.flag) must list Production, Sandbox, Xcode or LocalTesting, separated by commas, not '\(environmentList)'",
                 command: scanner.command)
         }
         self.environments = environments
-        if let (text, source) = try sourced("--app-apple-id", "TIPLEDGER_APP_APPLE_ID") {
+        if let (text, source) = try sourced(.appAppleId) {
             guard let number = Int64(text), number > 0 else {
                 throw CLIError.usage(
                     "\(source) must be a positive whole number, not '\(text)'", command: scanner.command)
             }
             appAppleId = number
         }
-        rootFiles = try scanner.values("--root")
+        rootFiles = try scanner.values(GlobalOption.root.flag)
         // `--root` and `--keys` both stand for TIPLEDGER_KEYS: either flag puts it aside (both
         // flags together trust both).
-        keysDirectory = try scanner.value("--keys") ?? (rootFiles.isEmpty ? variable("TIPLEDGER_KEYS") : nil)
-        catalogPath = try setting("--catalog", "TIPLEDGER_CATALOG")
+        keysDirectory = rootFiles.isEmpty ? try setting(.keys) : try scanner.value(GlobalOption.keys.flag)
+        catalogPath = try setting(.catalog)
         listen = variable("TIPLEDGER_LISTEN")
         if let text = variable("TIPLEDGER_REPLICATED") {
             switch text.lowercased() {
@@ -117,7 +95,7 @@ struct GlobalOptions {
                     command: scanner.command)
             }
         }
-        let formatName = try scanner.value("--format") ?? "text"
+        let formatName = try setting(.format) ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(
                 "--format must be text, json or csv, not '\(formatName)'", command: scanner.command)

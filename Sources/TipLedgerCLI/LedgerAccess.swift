@@ -39,7 +39,7 @@ extension CommandContext {
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites
-    /// tables and takes a while for a large ledger (about 40 s for a million transactions).
+    /// tables and takes a while for a large ledger (docs/performance.md).
     func announceUpgrade(from: Int, to: Int) {
         terminal.errorLine(
             "upgrading the ledger \(globals.databasePath) from schema version \(from) to \(to); "

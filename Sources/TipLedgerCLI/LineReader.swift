@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+internal import TipLedgerCore
 
 #if canImport(Glibc)
     internal import Glibc
@@ -29,17 +30,28 @@ struct InputLine: Sendable {
     var text: String? {
         if case .text(let text) = content { text } else { nil }
     }
+
+    /// Whether the line holds nothing but the whitespace allowed around a token: such lines are
+    /// skipped, not answered.
+    var isBlank: Bool {
+        text?.utf8.allSatisfy(JSONParser.isWhitespace) ?? false
+    }
 }
 
 /// Reads lines from a file descriptor in fixed-size chunks, keeping at most one line (bounded
 /// by `maximumLineBytes`) in memory however long the input is.
+///
+/// The bytes are read into one buffer, allocated once and reused: `start..<end` is what was
+/// read and not returned yet, and `read(2)` writes straight into the room after `end`.
 struct LineReader {
     let fileDescriptor: Int32
     /// The longest line kept, counting its line ending, as an HTTP body of the same bytes
     /// counts a trailing newline.
     let maximumLineBytes: Int
-    private var buffer: [UInt8] = []
+    private var buffer: [UInt8]
     private var start = 0
+    /// The end of the bytes read; the buffer's room after it is free.
+    private var end = 0
     private var atEnd = false
     private var lineNumber = 0
     /// Set when a read failed with an error other than end of input.
@@ -54,14 +66,14 @@ struct LineReader {
     init(fileDescriptor: Int32, maximumLineBytes: Int) {
         self.fileDescriptor = fileDescriptor
         self.maximumLineBytes = maximumLineBytes
-        buffer.reserveCapacity(1 << 17)
+        buffer = [UInt8](repeating: 0, count: 2 * Self.chunk)
     }
 
     /// The next line, or nil at the end of input.
     mutating func next() -> InputLine? {
         var skipped = 0  // bytes of an over-long line already thrown away
         while true {
-            if let newline = Self.newline(in: buffer, from: start) {
+            if let newline = newline() {
                 lineNumber += 1
                 if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: newline) }
                 let length = newline + 1 - start
@@ -69,27 +81,28 @@ struct LineReader {
                 if skipped > 0 || length > maximumLineBytes {
                     return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)
                 }
-                var end = newline
-                if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                return InputLine(number: lineNumber, content: Self.content(buffer[start..<end]), byteCount: length)
+                var lineEnd = newline
+                if lineEnd > start && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+                return InputLine(
+                    number: lineNumber, content: Self.content(buffer[start..<lineEnd]), byteCount: length)
             }
             if atEnd {
-                guard start < buffer.count || skipped > 0 else { return nil }
+                guard start < end || skipped > 0 else { return nil }
                 lineNumber += 1
-                if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: buffer.count) }
-                let length = buffer.count - start
-                defer { start = buffer.count }
+                if lineNumber == 1 && skipped == 0 { skipByteOrderMark(before: end) }
+                let length = end - start
+                defer { start = end }
                 if skipped > 0 || length > maximumLineBytes {
                     return InputLine(number: lineNumber, content: .tooLong, byteCount: skipped + length)
                 }
-                return InputLine(number: lineNumber, content: Self.content(buffer[start...]), byteCount: length)
+                return InputLine(number: lineNumber, content: Self.content(buffer[start..<end]), byteCount: length)
             }
             // No full line buffered: drop what was consumed, and what an over-long line has
             // already used, then read more.
-            if buffer.count - start > maximumLineBytes {
-                skipped += buffer.count - start
-                buffer.removeAll(keepingCapacity: true)
+            if end - start > maximumLineBytes {
+                skipped += end - start
                 start = 0
+                end = 0
             } else {
                 dropConsumed()
             }
@@ -113,7 +126,7 @@ struct LineReader {
     }
 
     /// Whether the input has ended and every line of it was returned.
-    var isFinished: Bool { atEnd && start >= buffer.count }
+    var isFinished: Bool { atEnd && start >= end }
 
     /// Whether `next()` would wait for input longer than `patience` (a producer that pauses, a
     /// terminal): no whole line is buffered, the input has not ended, and no more arrives
@@ -123,7 +136,7 @@ struct LineReader {
     mutating func wouldWait(patience: @autoclosure () -> Duration = .zero) -> Bool {
         var deadline: ContinuousClock.Instant? = nil
         // An over-long line is left to `next()`, which skips it.
-        while !atEnd && Self.newline(in: buffer, from: start) == nil && buffer.count - start <= maximumLineBytes {
+        while !atEnd && newline() == nil && end - start <= maximumLineBytes {
             let waitUntil = deadline ?? ContinuousClock.now.advanced(by: patience())
             deadline = waitUntil
             var ready = pollfd(fd: fileDescriptor, events: Int16(POLLIN), revents: 0)
@@ -139,43 +152,47 @@ struct LineReader {
         return false
     }
 
-    /// Drops the lines already returned from the front of the buffer.
+    /// Moves what was read and not returned yet to the front of the buffer.
     private mutating func dropConsumed() {
         guard start > 0 else { return }
-        buffer.removeSubrange(0..<start)
-        start = 0
+        let (start, count) = (self.start, end - self.start)
+        buffer.withUnsafeMutableBytes { bytes in
+            guard count > 0, let base = bytes.baseAddress else { return }
+            base.copyMemory(from: base + start, byteCount: count)
+        }
+        self.start = 0
+        end = count
     }
 
-    /// The index of the first line feed at or after `start`, found with `memchr`.
-    private static func newline(in buffer: [UInt8], from start: Int) -> Int? {
-        buffer.withUnsafeBufferPointer { bytes in
-            guard start < bytes.count, let base = bytes.baseAddress,
-                let found = memchr(base + start, 0x0a, bytes.count - start)
+    /// The index of the first line feed in `start..<end`, found with `memchr`.
+    private func newline() -> Int? {
+        let (start, end) = (self.start, self.end)
+        return buffer.withUnsafeBufferPointer { bytes in
+            guard start < end, let base = bytes.baseAddress, let found = memchr(base + start, 0x0a, end - start)
             else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
 
-    /// Room for one read.
-    private static let zeros = [UInt8](repeating: 0, count: 1 << 16)
+    /// Bytes one read asks for at most.
+    private static let chunk = 1 << 16
 
     private mutating func fill() {
-        let chunk = Self.zeros.count
-        let oldCount = buffer.count
-        // Appending an array is one copy; `repeatElement` was copied byte by byte, which took
-        // most of a debug build's time.
-        buffer.append(contentsOf: Self.zeros)
+        // A line longer than the room (up to `maximumLineBytes`) grows the buffer, once.
+        if buffer.count - end < Self.chunk {
+            buffer.append(contentsOf: [UInt8](repeating: 0, count: max(Self.chunk, buffer.count)))
+        }
         while true {
+            let (end, room) = (self.end, min(Self.chunk, buffer.count - self.end))
             let count = buffer.withUnsafeMutableBytes { bytes in
-                read(fileDescriptor, bytes.baseAddress! + oldCount, chunk)
+                read(fileDescriptor, bytes.baseAddress! + end, room)
             }
             if count < 0 && errno == EINTR { continue }
             if count <= 0 {
                 if count < 0 { readError = errno }
                 atEnd = true
-                buffer.removeSubrange(oldCount...)
             } else {
-                buffer.removeSubrange((oldCount + count)...)
+                self.end += count
             }
             return
         }

@@ -127,8 +127,7 @@ struct TestkitNotificationCommand: Command {
             let wanted = isatty(context.inputDescriptor) == 1 ? 1 : 2
             var lines: [String] = []
             while lines.count < wanted, let line = reader.next() {
-                let text = line.text ?? "-"
-                if !text.allSatisfy(\.isWhitespace) { lines.append(text) }
+                if !line.isBlank { lines.append(line.text ?? "-") }
             }
             try reader.checkStandardInputRead()
             guard lines.count < 2 else {

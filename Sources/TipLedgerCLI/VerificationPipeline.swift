@@ -25,21 +25,18 @@ struct VerificationPipeline {
     /// to it whenever both want it (on Linux, `.background` runs them at nice 10): worth it when
     /// the calling thread is the one everything waits for, a ledger's single writer.
     var workerPriority = DispatchQoS.QoSClass.default
-    /// Whether the workers compute each token's SHA-256 (`Outcome.checked`'s digest), which
-    /// the ledger keys its evidence on: hashed on every core rather than by the single writer.
-    /// Always true when `knownTokens` is set.
-    var hashesTokens = false
-    /// Finds the tokens the ledger already holds as verified evidence, by their digests (one
-    /// answer per digest, in order), so they need no verification; called on the worker
-    /// threads, once per chunk of lines a worker takes. A nil answer (or a failed lookup) means
-    /// "verify it".
+    /// Finds the tokens the ledger already holds as verified evidence, by their digests
+    /// (`UnverifiedJWS.digest`, one answer per digest, in order), so they need no verification;
+    /// called on the worker threads, once per chunk of lines a worker takes. A nil answer (or a
+    /// failed lookup) means "verify it".
     var knownTokens: (@Sendable ([[UInt8]]) -> [KnownToken?])? = nil
     /// What became of one line.
     enum Outcome {
-        /// Verified (or rejected) now; `digest` is the token's SHA-256 when it was computed.
-        case checked(Result<VerifiedPayload, VerificationError>, digest: [UInt8]?)
-        /// An exact repeat of a token the ledger already holds (see `Ledger.knownTokens`).
-        case known(KnownToken)
+        /// Verified (or rejected) now.
+        case checked(Result<VerifiedPayload, VerificationError>)
+        /// An exact repeat of a token the ledger already holds (see `Ledger.knownTokens`), with
+        /// the token as read, for the consumer to verify should the answer be stale.
+        case known(KnownToken, UnverifiedJWS)
     }
 
     struct Item {
@@ -124,25 +121,25 @@ struct VerificationPipeline {
         while lines.count < size {
             if !(lines.isEmpty && waitForFirst) {
                 // A producer a little slower than the workers leaves the pipe empty now and
-                // then: answering and committing at each of those moments cost a third more time.
+                // then: answering and committing at each of those moments costs more than
+                // waiting a moment for the next lines (docs/performance.md).
                 if reader.wouldWait(patience: Self.patience(readingSince: began)) { break }
             }
             guard let line = reader.next() else { break }
-            if let text = line.text, isBlank(text) { continue }
+            if line.isBlank { continue }
             if began == nil { began = .now }
             lines.append(line)
         }
         return lines
     }
 
-    /// Starts checking a batch in the background: each line is looked up as a known token,
-    /// else verified.
+    /// Starts checking a batch in the background: each line is read once (`Verifier.parse`),
+    /// looked up as a known token by its digest, and verified unless it is one.
     private func start(_ lines: [InputLine]) -> Batch {
         let workers = min(self.workers, lines.count)
         let batch = Batch(lines: lines, chunkSize: max(1, min(Self.chunkSize, lines.count / (workers * 4))))
         let verifier = self.verifier
         let knownTokens = self.knownTokens
-        let hashesTokens = hashesTokens || knownTokens != nil
         // One block per worker, each on a thread of the workers' priority (concurrentPerform
         // would run some shares on threads of the default priority).
         let queue = DispatchQueue.global(qos: workerPriority)
@@ -152,14 +149,18 @@ struct VerificationPipeline {
                 // Lines are taken a chunk at a time, so all workers finish together even when
                 // one of them got less of the CPU (the writer's thread shares it).
                 while let share = batch.nextChunk() {
-                    let digests = hashesTokens ? share.map { Self.digest(lines[$0], with: verifier) } : nil
-                    let known = knownTokens.map { Self.lookUp(digests ?? [], with: $0) }
+                    let read = share.map { Self.read(lines[$0], with: verifier) }
+                    let known = knownTokens.map { Self.lookUp(read, with: $0) }
                     for (offset, index) in share.enumerated() {
-                        if let token = known?[offset], Self.answers(lines[index], with: token) {
-                            batch.slots.set(index, .known(token))
-                        } else {
-                            let result = Self.verify(lines[index], with: verifier)
-                            batch.slots.set(index, .checked(result, digest: digests?[offset]))
+                        switch read[offset] {
+                        case .failure(let rejection):
+                            batch.slots.set(index, .checked(.failure(rejection)))
+                        case .success(let jws):
+                            if let token = known?[offset], Self.answers(jws, with: token) {
+                                batch.slots.set(index, .known(token, jws))
+                            } else {
+                                batch.slots.set(index, .checked(verifier.verify(jws)))
+                            }
                         }
                     }
                 }
@@ -174,32 +175,26 @@ struct VerificationPipeline {
     /// cut finer, into at least four chunks per worker.
     static let chunkSize = 64
 
-    /// The known token for each digest, or nil: lines that cannot carry a token have no digest
-    /// and are not looked up.
-    private static func lookUp(_ digests: [[UInt8]?], with knownTokens: ([[UInt8]]) -> [KnownToken?])
-        -> [KnownToken?]
-    {
-        var answers = knownTokens(digests.compactMap { $0 }).makeIterator()
-        return digests.map { $0 == nil ? nil : answers.next() ?? nil }
+    /// The known token for each line read, or nil: lines that are not tokens are not looked up.
+    private static func lookUp(
+        _ read: [Result<UnverifiedJWS, VerificationError>], with knownTokens: ([[UInt8]]) -> [KnownToken?]
+    ) -> [KnownToken?] {
+        var answers = knownTokens(read.compactMap { try? $0.get().digest }).makeIterator()
+        return read.map { (try? $0.get()) == nil ? nil : answers.next() ?? nil }
     }
 
-    /// Whether `token`, found under the digest of the token `line` carries, answers the line
-    /// as verifying it would: a webhook body (`{"signedPayload":...}`) can carry only a
-    /// notification, so a stored transaction is no answer to one that wraps it.
-    static func answers(_ line: InputLine, with token: KnownToken) -> Bool {
-        guard token.kind != .notification, let text = line.text else { return true }
-        return !WebhookBody.isBody(text)
+    /// Whether `token`, found under the digest of `jws`, answers the line as verifying it
+    /// would: a webhook body (`{"signedPayload":...}`) can carry only a notification, so a
+    /// stored transaction is no answer to one that wraps it.
+    static func answers(_ jws: UnverifiedJWS, with token: KnownToken) -> Bool {
+        token.kind == .notification || !jws.isWebhookBody
     }
 
-    /// The evidence key of the token a line carries; nil when the line cannot be one.
-    static func digest(_ line: InputLine, with verifier: Verifier) -> [UInt8]? {
-        line.text.flatMap(verifier.tokenDigest(ofLine:))
-    }
-
-    static func verify(_ line: InputLine, with verifier: Verifier) -> Result<VerifiedPayload, VerificationError> {
+    /// The line, read once for every later step; or why it is no token.
+    static func read(_ line: InputLine, with verifier: Verifier) -> Result<UnverifiedJWS, VerificationError> {
         switch line.content {
         case .text(let text):
-            return verifier.verify(text)
+            return Result { () throws(VerificationError) in try verifier.parse(line: text) }
         case .tooLong:
             return .failure(
                 VerificationError(
@@ -211,14 +206,10 @@ struct VerificationPipeline {
         }
     }
 
-    private func isBlank(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d }
-    }
-
     /// A batch being verified in the background.
     private final class Batch: @unchecked Sendable {
         let lines: [InputLine]
-        let slots: ResultSlots
+        let slots: ResultSlots<Outcome>
         let group = DispatchGroup()
         /// Lines a worker takes at a time.
         let chunkSize: Int
@@ -241,35 +232,9 @@ struct VerificationPipeline {
         /// Waits for the workers, then returns the items in input order.
         func items() -> [Item] {
             group.wait()
-            return lines.indices.map { Item(line: lines[$0], outcome: slots.result($0)) }
+            return lines.indices.map { Item(line: lines[$0], outcome: slots.value($0)) }
         }
     }
-}
-
-/// Result slots written by several threads, each to its own index, then read by one.
-private final class ResultSlots: @unchecked Sendable {
-    /// Allocated once and never moved. (An array's `withUnsafeMutableBufferPointer` is a
-    /// mutating access of the whole array: when two workers overlapped, one could find the
-    /// buffer shared, copy it and store the copy over the other's results.)
-    private let storage: UnsafeMutableBufferPointer<VerificationPipeline.Outcome?>
-
-    init(count: Int) {
-        storage = .allocate(capacity: count)
-        storage.initialize(repeating: nil)
-    }
-
-    deinit {
-        storage.deinitialize()
-        storage.deallocate()
-    }
-
-    /// Safe without a lock: each index is written by exactly one worker, and results are read
-    /// only after the batch's group was left (all workers finished).
-    func set(_ index: Int, _ result: VerificationPipeline.Outcome) {
-        storage[index] = result
-    }
-
-    func result(_ index: Int) -> VerificationPipeline.Outcome { storage[index]! }
 }
 
 extension Array {

@@ -116,19 +116,18 @@ struct VerifyCommand: Command {
     }
 
     /// The pipeline for this run. With a ledger: larger batches, workers below the writer's
-    /// priority, each token hashed for its evidence, and repeats looked up when the ledger has
-    /// anything to find, else more batches verified ahead.
+    /// priority, and repeats looked up when the ledger has anything to find, else more batches
+    /// verified ahead.
     private func makePipeline(_ verifier: Verifier, ledger: Ledger?) throws -> VerificationPipeline {
         var pipeline = VerificationPipeline(verifier: verifier)
         guard let ledger else { return pipeline }
         // The writer records one batch while the workers verify the next; once the ledger
         // outgrows its cache, recording takes longer than verifying and the writer sets the
-        // pace. Workers that yield the CPU to it recorded 200,000 lines 7 % faster.
+        // pace, so the workers yield the CPU to it (docs/performance.md).
         pipeline.workerPriority = .background
-        pipeline.hashesTokens = true
         // A ledger that held no evidence when the run began can hold only what this run
         // records, and the writer tells a repeat within the run apart itself: looking every
-        // token up would only miss (200,000 lines into a new ledger took 4 % longer so).
+        // token up would only miss.
         // Either way 4096 lines are in flight (a batch of 2048 recorded and one ahead, or one of
         // 1024 and three ahead); with the ledger's page caches and the results waiting for
         // their commit (`PendingOutput`), that keeps a run of any length under 100 MB.
@@ -142,9 +141,7 @@ struct VerifyCommand: Command {
             }
         } else {
             // Nothing is looked up, so the workers may verify further ahead, and keep at it
-            // while the writer waits for a commit's fdatasync (12 s of a 1,000,000-line run):
-            // three batches of 1024 ahead of the one recorded took that run from 110.6 and
-            // 107.5 s to 101.0 and 102.2 s (alternating runs).
+            // while the writer waits for a commit's fdatasync (docs/performance.md).
             pipeline.batchSize = 1024
             pipeline.batchesAhead = 3
         }
@@ -160,8 +157,8 @@ struct VerifyCommand: Command {
     ) throws -> [VerifyReport] {
         var bodies: [VerifyReport.Body] = items.map { item in
             switch item.outcome {
-            case .known(let known): .known(known)
-            case .checked(let result, _): VerifyReport.Body(result)
+            case .known(let known, _): .known(known)
+            case .checked(let result): VerifyReport.Body(result)
             }
         }
         if let recorder {
@@ -173,12 +170,7 @@ struct VerifyCommand: Command {
                 guard case .verified(let payload, _) = bodies[index] else { return nil }
                 return (index, payload)
             }
-            // The workers hashed every token they verified; the ledger need not hash it again.
-            let digests = toRecord.map { index, _ -> [UInt8]? in
-                if case .checked(_, let digest) = items[index].outcome { return digest }
-                return VerificationPipeline.digest(items[index].line, with: verifier)
-            }
-            let results = try recorder.record(toRecord.map(\.1), tokenDigests: digests, finish: finish)
+            let results = try recorder.record(toRecord.map(\.1), finish: finish)
             for ((index, payload), result) in zip(toRecord, results) {
                 switch result {
                 case .success(let recorded): bodies[index] = .verified(payload, recording: recorded)
@@ -201,8 +193,10 @@ struct VerifyCommand: Command {
     ) -> TouchedTransactions {
         var touched = TouchedTransactions()
         for index in bodies.indices {
-            if case .known(let known) = bodies[index], touched.contains(known) || unseen.contains(known) {
-                bodies[index] = VerifyReport.Body(VerificationPipeline.verify(items[index].line, with: verifier))
+            if case .known(let known) = bodies[index], touched.contains(known) || unseen.contains(known),
+                case .known(_, let jws) = items[index].outcome
+            {
+                bodies[index] = VerifyReport.Body(verifier.verify(jws))
             }
             if case .verified(let payload, _) = bodies[index] { touched.insert(payload) }
         }

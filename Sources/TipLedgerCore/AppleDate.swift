@@ -23,7 +23,7 @@ public struct AppleDate: Sendable, Hashable, Comparable, CustomStringConvertible
     public var wholeMilliseconds: Int64 { Int64(milliseconds.rounded(.down)) }
 
     /// Whole seconds, rounded down; the resolution of certificate validity checks.
-    public var wholeSeconds: Int64 { Int64((milliseconds / 1000).rounded(.down)) }
+    package var wholeSeconds: Int64 { Int64((milliseconds / 1000).rounded(.down)) }
 
     /// The same instant as a Foundation `Date`.
     public var date: Date { Date(timeIntervalSince1970: milliseconds / 1000) }

@@ -7,9 +7,9 @@
 /// Strict means: no whitespace, no characters outside the alphabet, padding exactly as the
 /// alphabet requires, and unused trailing bits zero, so every input has one decoding and every
 /// byte string one encoding.
-public enum Base64 {
+package enum Base64 {
     /// The two alphabets.
-    public enum Alphabet: Sendable {
+    package enum Alphabet: Sendable {
         /// `A–Z a–z 0–9 - _`, never padded.
         case url
         /// `A–Z a–z 0–9 + /`, padded with `=` to a multiple of 4.
@@ -32,7 +32,7 @@ public enum Base64 {
     }
 
     /// Decodes `input`, or returns nil when it is not strictly valid in `alphabet`.
-    public static func decode(_ input: UnsafeBufferPointer<UInt8>, alphabet: Alphabet) -> [UInt8]? {
+    package static func decode(_ input: UnsafeBufferPointer<UInt8>, alphabet: Alphabet) -> [UInt8]? {
         var count = input.count
         if alphabet == .standard {
             guard count % 4 == 0 else { return nil }
@@ -95,7 +95,7 @@ public enum Base64 {
     }
 
     /// Decodes `input`, or returns nil when it is not strictly valid in `alphabet`.
-    public static func decode(_ input: some StringProtocol, alphabet: Alphabet) -> [UInt8]? {
+    package static func decode(_ input: some StringProtocol, alphabet: Alphabet) -> [UInt8]? {
         if let result = input.utf8.withContiguousStorageIfAvailable({ decode($0, alphabet: alphabet) }) {
             return result
         }
@@ -103,7 +103,7 @@ public enum Base64 {
     }
 
     /// Encodes `bytes` in `alphabet` (padded for `.standard`, unpadded for `.url`).
-    public static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet) -> String {
         let symbols = Array(
             (alphabet == .url
                 ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"

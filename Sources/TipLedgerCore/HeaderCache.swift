@@ -33,10 +33,7 @@ final class HeaderCache: Sendable {
     /// Remembers `header` as the decoding of `segment`, dropping the oldest entry when full;
     /// returns what later lookups of `segment` will find.
     func remember(_ header: JSONObject, for segment: UnsafeBufferPointer<UInt8>) -> KnownHeader {
-        let dot: [UInt8] = [UInt8(ascii: ".")]
-        let known = dot.withUnsafeBytes {
-            KnownHeader(header: header, tokenPrefix: SHA256Prefix(UnsafeRawBufferPointer(segment), $0), chain: nil)
-        }
+        let known = KnownHeader(header, segment: segment)
         // Headers of legitimate tokens are a few KB; keep larger ones out of the cache.
         guard segment.count <= 16 * 1024 else { return known }
         let entry = Entry(text: Array(segment), known: known)
@@ -50,7 +47,8 @@ final class HeaderCache: Sendable {
     /// Records that `known`, the entry for `segment`, names a chain validated as `chain`; later
     /// tokens with this header skip the header and chain checks (see `KnownHeader.chain`).
     func resolve(_ known: KnownHeader, for segment: UnsafeBufferPointer<UInt8>, chain: ChainCache.Entry) {
-        let resolved = KnownHeader(header: known.header, tokenPrefix: known.tokenPrefix, chain: chain)
+        let resolved = KnownHeader(
+            header: known.header, digest: known.digest, tokenPrefix: known.tokenPrefix, chain: chain)
         entries.withLock { entries in
             guard let index = Self.index(of: segment, in: entries), entries[index].known === known else { return }
             entries[index] = Entry(text: entries[index].text, known: resolved)
@@ -68,13 +66,16 @@ final class HeaderCache: Sendable {
     }
 }
 
-/// A header seen before: its decoding, SHA-256 partway through every token that starts with it
-/// (the header and the `.` after it), and the chain its `x5c` was validated as, once it was.
+/// A header seen before: its decoding, its SHA-256 (under which the ledger stores it once),
+/// SHA-256 partway through every token that starts with it (the header and the `.` after it),
+/// and the chain its `x5c` was validated as, once it was.
 ///
 /// Immutable, so threads share it without copying its parts; resolving a chain replaces the
 /// cache's entry with a new instance.
 final class KnownHeader: Sendable {
     let header: JSONObject
+    /// SHA-256 of the header part exactly as received.
+    let digest: [UInt8]
     let tokenPrefix: SHA256Prefix
     /// Set once this header passed the header checks (algorithm, `crit`, the `x5c` entries) and
     /// its three certificates were validated as a chain with Apple's roles; all of that depends
@@ -82,9 +83,18 @@ final class KnownHeader: Sendable {
     /// payload's own time is left to check.
     let chain: ChainCache.Entry?
 
-    init(header: JSONObject, tokenPrefix: SHA256Prefix, chain: ChainCache.Entry?) {
+    init(header: JSONObject, digest: [UInt8], tokenPrefix: SHA256Prefix, chain: ChainCache.Entry?) {
         self.header = header
+        self.digest = digest
         self.tokenPrefix = tokenPrefix
         self.chain = chain
+    }
+
+    /// `header`, decoded from `segment`, seen for the first time.
+    convenience init(_ header: JSONObject, segment: UnsafeBufferPointer<UInt8>) {
+        let dot: [UInt8] = [UInt8(ascii: ".")]
+        let raw = UnsafeRawBufferPointer(segment)
+        let tokenPrefix = dot.withUnsafeBytes { SHA256Prefix(raw, $0) }
+        self.init(header: header, digest: SHA256.hash(raw), tokenPrefix: tokenPrefix, chain: nil)
     }
 }

@@ -8,7 +8,7 @@
 /// otherwise see different values in one signed payload), and nesting at most `maximumDepth` deep.
 public struct JSONParser: ~Copyable {
     /// Deepest nesting of arrays and objects accepted; App Store payloads use 3.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -42,13 +42,15 @@ public struct JSONParser: ~Copyable {
         JSONSyntaxError(offset: index, reason: reason)
     }
 
+    /// Whether `byte` is JSON whitespace (space, tab, LF, CR): what may surround a JSON value,
+    /// and a token or an input line too.
+    @inline(__always)
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d
+    }
+
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0a, 0x0d: index += 1
-            default: return
-            }
-        }
+        while index < bytes.count && Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {

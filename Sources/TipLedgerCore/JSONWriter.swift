@@ -119,7 +119,7 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "]"))
         }
 
-        public mutating func stringArray(_ name: String, _ values: [String]) {
+        package mutating func stringArray(_ name: String, _ values: [String]) {
             key(name)
             bytes.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {

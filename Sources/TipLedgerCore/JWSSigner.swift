@@ -20,7 +20,7 @@ public struct JWSSigner: Sendable {
     }
 
     /// The protected header App Store tokens carry: `{"alg":"ES256","x5c":[...]}`.
-    public var standardHeader: [UInt8] {
+    var standardHeader: [UInt8] {
         var writer = JSONWriter()
         writer.object { header in
             header.field("alg", "ES256")

@@ -2,10 +2,10 @@
 internal import FoundationEssentials
 
 /// Why a payload does not fit its model: the field's path and what was wrong.
-public struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let field: String
-    public let reason: String
-    public var description: String { "field \(field): \(reason)" }
+package struct PayloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let field: String
+    package let reason: String
+    package var description: String { "field \(field): \(reason)" }
 }
 
 /// Reads typed fields out of one JSON object, the way Apple's `Codable` models do: an absent

@@ -12,7 +12,7 @@ public enum PrintableText {
     /// controls (U+0080–U+009F, which some terminals obey as CSI and OSC), the line and
     /// paragraph separators (U+2028, U+2029) and the bidirectional embeddings, overrides
     /// (U+202A–U+202E) and isolates (U+2066–U+2069).
-    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+    package static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7f...0x9f, 0x2028...0x202e, 0x2066...0x2069: true
         default: false

@@ -8,7 +8,7 @@ public struct StoreKitCatalog: Sendable {
     /// One product of the catalog.
     public struct Product: Sendable, Equatable {
         public let productId: String
-        public let referenceName: String?
+        package let referenceName: String?
         /// The first localization's display name, or nil.
         public let displayName: String?
         /// `displayPrice` in milliunits (`"0.99"` → 990).

@@ -4,7 +4,7 @@ public import TipLedgerCrypto
 /// The roots a verifier trusts by default.
 public enum TrustAnchors {
     /// SHA-256 of Apple Root CA - G3's DER encoding, as Apple publishes it.
-    public static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
+    package static let appleRootCAG3Fingerprint = "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179"
 
     /// Apple Root CA - G3, compiled into the binary.
     public static var appleRootCAG3: Certificate {
@@ -18,5 +18,5 @@ public enum TrustAnchors {
     }
 
     /// The DER bytes of the embedded Apple Root CA - G3.
-    public static var appleRootCAG3DER: [UInt8] { EmbeddedAppleRoot.der }
+    package static var appleRootCAG3DER: [UInt8] { EmbeddedAppleRoot.der }
 }

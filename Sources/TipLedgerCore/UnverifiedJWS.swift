@@ -6,48 +6,92 @@ internal import TipLedgerCrypto
     internal import Glibc
 #endif
 
-/// A compact JWS split and decoded, but not verified: nothing in it may be trusted yet.
+/// One signed item as read: framed, its header decoded, hashed, and not verified. Nothing in it
+/// may be trusted yet; only `Verifier` turns it into a verified payload.
 ///
-/// Only `Verifier` turns one into a verified payload. Parsing covers SPEC steps 1–2: the size
-/// limit, exactly three base64url parts, and a header and payload that are JSON objects.
+/// Everything later steps need from the item's bytes is worked out here, once (see
+/// docs/verification.md, "The checks, in order"): the token without the whitespace around it,
+/// unwrapped from a webhook body; where its three parts are; its header, decoded or found among
+/// the headers seen before; and the SHA-256 of its signing input and of the whole token, from one
+/// pass over the bytes. `verify` looks repeats up by `digest`, the verifier checks the rest, and
+/// the ledger keys the token's evidence on the same digest.
 public struct UnverifiedJWS: Sendable {
     /// The token exactly as received, without surrounding whitespace: the evidence to keep.
     public let token: String
-    /// The decoded protected header.
-    public let header: JSONObject
-    /// The decoded payload.
-    public let payload: JSONObject
-    /// The decoded signature bytes (ES256 requires exactly 64).
-    public let signature: [UInt8]
-    /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
-    let signingInputCount: Int
+    /// Whether the token came as a notification's webhook body (`{"signedPayload":"<JWS>"}`),
+    /// which carries a notification and nothing else.
+    public let isWebhookBody: Bool
+    /// SHA-256 of `token`: the key the ledger stores and finds its evidence under.
+    public let digest: [UInt8]
+    /// SHA-256 of the signing input (`header "." payload`), which the signature signs.
+    let signingInputDigest: [UInt8]
     /// Length in bytes of the header part at the start of `token`.
     let headerByteCount: Int
-    /// What the verifier's cache knew of the header when the token was parsed.
-    let knownHeader: KnownHeader?
+    /// Length in bytes of `header "." payload`, the signing input at the start of `token`.
+    let signingInputCount: Int
+    /// The decoded header, with what the verifier learnt of it before (`KnownHeader.chain`).
+    let knownHeader: KnownHeader
 
-    /// Splits and decodes `text` (surrounding whitespace is ignored, nothing else is repaired).
+    /// The decoded protected header.
+    public var header: JSONObject { knownHeader.header }
+
+    /// The decoded payload, decoded again on each use (the verifier's first check decodes it
+    /// once and keeps it).
+    public var payload: JSONObject {
+        get throws(VerificationError) { try body().payload }
+    }
+
+    /// The decoded signature bytes (ES256 requires exactly 64), decoded again on each use.
+    public var signature: [UInt8] {
+        get throws(VerificationError) { try body().signature }
+    }
+
+    /// The token as the ledger stores it.
+    var evidence: TokenEvidence {
+        TokenEvidence(
+            token: token, digest: digest, headerByteCount: headerByteCount, headerDigest: knownHeader.digest)
+    }
+
+    /// Splits and decodes the bare token `text` (surrounding whitespace is ignored, nothing
+    /// else is repaired).
     public static func parse(_ text: String) throws(VerificationError) -> UnverifiedJWS {
-        try parse(text, headers: nil)
+        try parse(token: text, headers: nil)
     }
 
-    /// `parse(_:)`; `headers`, when given, remembers decoded headers: every token from one
-    /// signing chain has the same ~4 KB header (its `x5c`), so decoding it once saves most of
-    /// the parsing work.
-    static func parse(_ text: String, headers: HeaderCache?) throws(VerificationError) -> UnverifiedJWS {
-        let token = trimmed(text)
-        let parsed = token.utf8.withContiguousStorageIfAvailable { bytes in
-            Result { () throws(VerificationError) in try parse(bytes: bytes, token: token, headers: headers) }
-        }
-        if let parsed { return try parsed.get() }
-        return try Array(token.utf8).withUnsafeBufferPointer { (bytes) throws(VerificationError) in
-            try parse(bytes: bytes, token: token, headers: headers)
-        }
+    /// An input line: a bare token, or a webhook body around one. `headers`, when given, holds
+    /// the headers seen before (see `HeaderCache`).
+    static func parse(line: String, headers: HeaderCache?) throws(VerificationError) -> UnverifiedJWS {
+        try parse(token: line, headers: headers, unwrappingBody: true)
     }
 
-    private static func parse(bytes: UnsafeBufferPointer<UInt8>, token: String, headers: HeaderCache?)
-        throws(VerificationError) -> UnverifiedJWS
-    {
+    /// A bare token, or with `unwrappingBody` a webhook body around one; `headers` as in
+    /// `parse(line:headers:)`. `isWebhookBody` says that `text` came out of one.
+    static func parse(
+        token text: String, headers: HeaderCache?, unwrappingBody: Bool = false, isWebhookBody: Bool = false
+    ) throws(VerificationError) -> UnverifiedJWS {
+        var utf8 = text
+        // `withUTF8` rethrows untyped errors: the rejection is carried out as a result.
+        return try utf8.withUTF8 { bytes in
+            Result { () throws(VerificationError) in
+                let range = trimmedRange(bytes)
+                // The text itself when nothing was trimmed (a line as read): no copy.
+                let trimmed = range.count == bytes.count ? text : String(decoding: bytes[range], as: UTF8.self)
+                if unwrappingBody && bytes[range].first == UInt8(ascii: "{") {
+                    return try parse(
+                        token: try WebhookBody.signedPayload(of: trimmed), headers: headers, isWebhookBody: true)
+                }
+                return try frame(
+                    UnsafeBufferPointer(rebasing: bytes[range]), token: trimmed, headers: headers,
+                    isWebhookBody: isWebhookBody)
+            }
+        }.get()
+    }
+
+    /// Steps 1–2 of docs/verification.md up to the header: the size limit, exactly three parts,
+    /// and a header that is a JSON object; then both digests.
+    private static func frame(
+        _ bytes: UnsafeBufferPointer<UInt8>, token: String, headers: HeaderCache?, isWebhookBody: Bool
+    ) throws(VerificationError) -> UnverifiedJWS {
         guard bytes.count <= VerificationPolicy.maximumTokenBytes else {
             throw VerificationError(
                 .tooLarge, "the token is \(bytes.count) bytes; the limit is \(VerificationPolicy.maximumTokenBytes)")
@@ -57,24 +101,42 @@ public struct UnverifiedJWS: Sendable {
         else {
             throw VerificationError(.malformedJWS, "a JWS has exactly three parts separated by '.'")
         }
-        let headerSegment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
-        var known = headers?.header(for: headerSegment)
-        let header: JSONObject
-        if let known {
-            header = known.header
+        let segment = UnsafeBufferPointer(rebasing: bytes[..<firstDot])
+        let known: KnownHeader
+        if let found = headers?.header(for: segment) {
+            known = found
         } else {
-            header = try decodeObject(headerSegment, part: "header")
-            known = headers?.remember(header, for: headerSegment)
+            let header = try decodeObject(segment, part: "header")
+            known = headers?.remember(header, for: segment) ?? KnownHeader(header, segment: segment)
         }
-        let payload = try decodeObject(
-            UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot]), part: "payload")
-        guard let signature = Base64.decode(UnsafeBufferPointer(rebasing: bytes[(secondDot + 1)...]), alphabet: .url)
-        else {
-            throw VerificationError(.malformedJWS, "the signature is not base64url")
-        }
+        // The known header's state covers `header "."`; the payload completes the signing
+        // input, and `"." signature` the token.
+        let (signingInputDigest, digest) = known.tokenPrefix.hashes(
+            continuingWith: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)..<secondDot])),
+            then: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[secondDot...])))
         return UnverifiedJWS(
-            token: token, header: header, payload: payload, signature: signature, signingInputCount: secondDot,
-            headerByteCount: firstDot, knownHeader: known)
+            token: token, isWebhookBody: isWebhookBody, digest: digest, signingInputDigest: signingInputDigest,
+            headerByteCount: firstDot, signingInputCount: secondDot, knownHeader: known)
+    }
+
+    /// The rest of steps 1–2: a payload that is a JSON object, and a base64url signature.
+    func body() throws(VerificationError) -> (payload: JSONObject, signature: [UInt8]) {
+        var token = token
+        let headerByteCount = headerByteCount
+        let signingInputCount = signingInputCount
+        return try token.withUTF8 { bytes in
+            Result { () throws(VerificationError) in
+                let payload = try Self.decodeObject(
+                    UnsafeBufferPointer(rebasing: bytes[(headerByteCount + 1)..<signingInputCount]), part: "payload")
+                guard
+                    let signature = Base64.decode(
+                        UnsafeBufferPointer(rebasing: bytes[(signingInputCount + 1)...]), alphabet: .url)
+                else {
+                    throw VerificationError(.malformedJWS, "the signature is not base64url")
+                }
+                return (payload, signature)
+            }
+        }.get()
     }
 
     /// The index of the first `.` at or after `start`, found with `memchr`.
@@ -103,67 +165,28 @@ public struct UnverifiedJWS: Sendable {
         return members
     }
 
-    /// Calls `body` with the signing input: the bytes `header "." payload` exactly as received.
-    func withSigningInput<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        let count = signingInputCount
-        if let result = token.utf8.withContiguousStorageIfAvailable({
-            body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0[..<count])))
-        }) {
-            return result
-        }
-        return Array(token.utf8.prefix(count)).withUnsafeBytes(body)
-    }
-
     /// Calls `body` with the header part of the token, exactly as received.
     func withHeaderSegment<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        withSigningInput { input in
-            input.withMemoryRebound(to: UInt8.self) { body(UnsafeBufferPointer(rebasing: $0[..<headerByteCount])) }
-        }
+        var token = token
+        let count = headerByteCount
+        return token.withUTF8 { body(UnsafeBufferPointer(rebasing: $0[..<count])) }
     }
 
-    /// SHA-256 of the signing input, continued from the cached header's state when there is one.
-    func signingInputDigest() -> [UInt8] {
-        withSigningInput { input in
-            guard let tokenPrefix = knownHeader?.tokenPrefix, tokenPrefix.byteCount <= input.count else {
-                return SHA256.hash(input)
-            }
-            return tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rebasing: input[tokenPrefix.byteCount...]))
-        }
+    /// The range of `bytes` without the whitespace around it (`JSONParser.isWhitespace`: space,
+    /// tab, CR, LF), as a token is read.
+    private static func trimmedRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        guard let first = bytes.firstIndex(where: { !JSONParser.isWhitespace($0) }) else { return 0..<0 }
+        var end = bytes.count
+        while JSONParser.isWhitespace(bytes[end - 1]) { end -= 1 }
+        return first..<end
     }
 
-    /// SHA-256 of the token an input line carries (the `signedPayload` of a webhook body), as
-    /// received: the key the ledger stores evidence under. Nil when the line is not one.
-    public static func tokenDigest(ofLine line: String) -> [UInt8]? {
-        tokenDigest(ofLine: line, headers: nil)
-    }
-
-    /// `tokenDigest(ofLine:)`, continued from the state `headers` holds for the token's header
-    /// when it holds one.
-    static func tokenDigest(ofLine line: String, headers: HeaderCache?) -> [UInt8]? {
-        var token = trimmed(line)
-        if WebhookBody.isBody(token) {
-            guard let inner = try? WebhookBody.signedPayload(of: token) else { return nil }
-            token = trimmed(inner)
-        }
-        return token.withUTF8 { bytes in
-            guard let firstDot = dot(in: bytes, from: 0),
-                let known = headers?.header(for: UnsafeBufferPointer(rebasing: bytes[..<firstDot]))
-            else { return SHA256.hash(UnsafeRawBufferPointer(bytes)) }
-            let rest = UnsafeBufferPointer(rebasing: bytes[(firstDot + 1)...])
-            return known.tokenPrefix.hash(continuingWith: UnsafeRawBufferPointer(rest))
-        }
-    }
-
-    /// The ASCII whitespace allowed around a token: space, tab, CR, LF.
-    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0a || byte == 0x0d }
-
-    /// `text` without the ASCII whitespace (space, tab, CR, LF) around it, as a token is read.
+    /// `text` without the whitespace around it, as a token is read.
     public static func trimmed(_ text: String) -> String {
-        let utf8 = text.utf8
-        guard let first = utf8.firstIndex(where: { !isSpace($0) }) else { return "" }
-        var end = utf8.endIndex
-        while isSpace(utf8[utf8.index(before: end)]) { end = utf8.index(before: end) }
-        if first == utf8.startIndex && end == utf8.endIndex { return text }
-        return String(text[first..<end])
+        var utf8 = text
+        return utf8.withUTF8 { bytes in
+            let range = trimmedRange(bytes)
+            return range.count == bytes.count ? text : String(decoding: bytes[range], as: UTF8.self)
+        }
     }
 }

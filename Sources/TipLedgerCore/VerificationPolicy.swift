@@ -28,7 +28,7 @@ public struct VerificationPolicy: Sendable {
     }
 
     /// Whether payloads signed by Xcode's local StoreKit testing certificate may be accepted.
-    public var acceptsLocalTesting: Bool { environments.contains { $0.isLocalTesting } }
+    var acceptsLocalTesting: Bool { environments.contains { $0.isLocalTesting } }
 
     /// Whether a payload claiming `rawEnvironment` is accepted.
     func accepts(rawEnvironment: String?) -> Bool {

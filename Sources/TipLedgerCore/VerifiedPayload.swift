@@ -93,8 +93,8 @@ public struct VerificationContext: Sendable, Equatable {
 /// proved it.
 public final class Verified<Payload: Sendable>: Sendable {
     public let payload: Payload
-    /// The signed JWS exactly as received: the evidence, re-verifiable offline.
-    public let jws: String
+    /// The signed JWS exactly as received, with its digests: the evidence, re-verifiable offline.
+    public let evidence: TokenEvidence
     public let environment: AppStoreEnvironment
     /// The time the chain was checked at: the payload's signing date, or the clock when it had
     /// none.
@@ -102,15 +102,18 @@ public final class Verified<Payload: Sendable>: Sendable {
     public let context: VerificationContext
 
     init(
-        payload: Payload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
+        payload: Payload, evidence: TokenEvidence, environment: AppStoreEnvironment, effectiveDate: AppleDate,
         context: VerificationContext
     ) {
         self.payload = payload
-        self.jws = jws
+        self.evidence = evidence
         self.environment = environment
         self.effectiveDate = effectiveDate
         self.context = context
     }
+
+    /// The signed JWS exactly as received.
+    public var jws: String { evidence.token }
 }
 
 /// A signed transaction, verified.
@@ -130,8 +133,8 @@ extension Verified where Payload == JWSTransactionDecodedPayload {
 /// all verified.
 public final class VerifiedNotification: Sendable {
     public let payload: ResponseBodyV2DecodedPayload
-    /// The `signedPayload` JWS exactly as received.
-    public let jws: String
+    /// The `signedPayload` JWS exactly as received, with its digests.
+    public let evidence: TokenEvidence
     public let environment: AppStoreEnvironment
     public let effectiveDate: AppleDate
     /// For the notification and everything nested in it.
@@ -146,12 +149,12 @@ public final class VerifiedNotification: Sendable {
     public let appTransaction: VerifiedAppTransaction?
 
     init(
-        payload: ResponseBodyV2DecodedPayload, jws: String, environment: AppStoreEnvironment, effectiveDate: AppleDate,
-        context: VerificationContext, notificationUUID: String, rawNotificationType: String,
+        payload: ResponseBodyV2DecodedPayload, evidence: TokenEvidence, environment: AppStoreEnvironment,
+        effectiveDate: AppleDate, context: VerificationContext, notificationUUID: String, rawNotificationType: String,
         transaction: VerifiedTransaction?, renewalInfo: VerifiedRenewalInfo?, appTransaction: VerifiedAppTransaction?
     ) {
         self.payload = payload
-        self.jws = jws
+        self.evidence = evidence
         self.environment = environment
         self.effectiveDate = effectiveDate
         self.context = context
@@ -161,4 +164,7 @@ public final class VerifiedNotification: Sendable {
         self.renewalInfo = renewalInfo
         self.appTransaction = appTransaction
     }
+
+    /// The `signedPayload` JWS exactly as received.
+    public var jws: String { evidence.token }
 }

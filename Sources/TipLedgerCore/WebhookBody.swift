@@ -4,12 +4,6 @@
 ///
 /// See https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2
 public enum WebhookBody {
-    /// Whether an input line is a webhook body rather than a bare token: a JSON object, after
-    /// the whitespace allowed around a token.
-    public static func isBody(_ line: String) -> Bool {
-        line.utf8.first { !UnverifiedJWS.isSpace($0) } == UInt8(ascii: "{")
-    }
-
     /// The `signedPayload` of a webhook body; other members are ignored.
     public static func signedPayload(of body: String) throws(VerificationError) -> String {
         let count = body.utf8.count
@@ -18,8 +12,8 @@ public enum WebhookBody {
                 .tooLarge, "the body is \(count) bytes; the limit is \(VerificationPolicy.maximumInputBytes)")
         }
         let shape = #"a notification is posted as {"signedPayload":"<JWS>"}"#
-        let trimmed = UnverifiedJWS.trimmed(body)
-        guard !trimmed.isEmpty else {
+        let text = body.utf8.drop { JSONParser.isWhitespace($0) }
+        guard !text.isEmpty else {
             throw VerificationError(.malformedJWS, "the body is empty; \(shape)")
         }
         let value: JSONValue
@@ -27,7 +21,7 @@ public enum WebhookBody {
             value = try JSONParser.parse(body)
         } catch {
             // A bare token is the likeliest mistake: it starts with the base64url of `{"`.
-            let bare = trimmed.hasPrefix("eyJ")
+            let bare = text.starts(with: "eyJ".utf8)
             throw VerificationError(
                 .malformedJWS, bare ? "the body is a bare JWS; \(shape)" : "the body is not JSON: \(error)")
         }

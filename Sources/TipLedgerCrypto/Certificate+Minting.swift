@@ -4,7 +4,7 @@ internal import COpenSSL
 extension Certificate {
     /// Mints a version 3 certificate for `subjectKey` as `template` says, signed with ECDSA and
     /// SHA-256 by `issuer` (a certificate and its key), or self-signed when `issuer` is nil.
-    public static func mint(
+    package static func mint(
         _ template: CertificateTemplate, subjectKey: PrivateKey,
         issuer: (certificate: Certificate, key: PrivateKey)?
     ) throws(CryptoError) -> Certificate {

@@ -162,5 +162,5 @@ public final class Certificate: @unchecked Sendable {
     }
 
     /// Whether `other` has exactly the same DER bytes.
-    public func isByteEqual(to other: Certificate) -> Bool { derEncoded == other.derEncoded }
+    package func isByteEqual(to other: Certificate) -> Bool { derEncoded == other.derEncoded }
 }

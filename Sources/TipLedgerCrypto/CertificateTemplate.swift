@@ -3,32 +3,32 @@
 /// What a minted certificate should say: the input to `Certificate.mint`.
 ///
 /// Used for test PKIs (`tipledger testkit` and the project's own tests), never for real trust.
-public struct CertificateTemplate: Sendable {
+package struct CertificateTemplate: Sendable {
     /// Distinguished name attributes in order, e.g. `[("CN", "TEST Root"), ("O", "tipledger TEST")]`.
-    public var subject: [(String, String)]
+    package var subject: [(String, String)]
     /// The serial number; unique per issuer.
-    public var serialNumber: UInt64
+    package var serialNumber: UInt64
     /// Start of validity, seconds since 1970.
-    public var notBefore: Int64
+    package var notBefore: Int64
     /// End of validity, seconds since 1970.
-    public var notAfter: Int64
+    package var notAfter: Int64
     /// Whether to write `basicConstraints` (with `CA:TRUE` or `CA:FALSE` per `isCA`).
-    public var writesBasicConstraints: Bool = true
+    package var writesBasicConstraints: Bool = true
     /// Whether the certificate may issue others.
-    public var isCA: Bool
+    package var isCA: Bool
     /// `pathlen` of the CA constraint, when set.
-    public var pathLength: Int?
+    package var pathLength: Int?
     /// A `keyUsage` value in OpenSSL configuration syntax, e.g. `critical,digitalSignature`.
-    public var keyUsage: String?
+    package var keyUsage: String?
     /// Extension OIDs to add with an ASN.1 NULL value, as Apple's marker extensions are.
-    public var markerOIDs: [String]
+    package var markerOIDs: [String]
     /// Whether to write subject and authority key identifiers.
-    public var writesKeyIdentifiers: Bool = true
+    package var writesKeyIdentifiers: Bool = true
     /// A `subjectAltName` value in OpenSSL configuration syntax, e.g. `DNS:localhost`: the names
     /// a TLS server certificate is valid for (a client checks the host it asked for against them).
-    public var subjectAlternativeNames: String?
+    package var subjectAlternativeNames: String?
 
-    public init(
+    package init(
         subject: [(String, String)], serialNumber: UInt64, notBefore: Int64, notAfter: Int64,
         isCA: Bool, pathLength: Int? = nil, keyUsage: String? = nil, markerOIDs: [String] = []
     ) {

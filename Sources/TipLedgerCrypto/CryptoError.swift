@@ -4,7 +4,7 @@ internal import COpenSSL
 /// A failure inside the cryptography layer, with OpenSSL's own reason where it gave one.
 public struct CryptoError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What was being attempted, e.g. "parse certificate".
-    public let operation: String
+    let operation: String
     /// OpenSSL's error queue at the time of the failure, oldest first; empty when none.
     public let reason: String
 

@@ -14,7 +14,7 @@ public enum ES256Signature {
     ///
     /// Values of r or s outside the group order are encoded as given; OpenSSL rejects them when
     /// verifying.
-    public static func der(fromRaw raw: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func der(fromRaw raw: UnsafeRawBufferPointer) -> [UInt8]? {
         guard raw.count == rawByteCount, let base = raw.baseAddress else { return nil }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         guard let signature = ECDSA_SIG_new() else { return nil }
@@ -39,13 +39,13 @@ public enum ES256Signature {
     }
 
     /// DER encoding of a raw `R‖S` signature, or nil when `raw` is not exactly 64 bytes.
-    public static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
+    package static func der(fromRaw raw: [UInt8]) -> [UInt8]? {
         raw.withUnsafeBytes { der(fromRaw: $0) }
     }
 
     /// The raw 64-byte `R‖S` form of a DER signature, or nil when `der` is not a strict DER
     /// ECDSA signature whose integers fit in 32 bytes.
-    public static func raw(fromDER der: [UInt8]) -> [UInt8]? {
+    package static func raw(fromDER der: [UInt8]) -> [UInt8]? {
         der.withUnsafeBufferPointer { buffer -> [UInt8]? in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             guard let signature = d2i_ECDSA_SIG(nil, &cursor, buffer.count) else {

@@ -85,7 +85,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// An ECDSA signature with SHA-256 over `message`, DER-encoded.
-    public func signDER(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+    package func signDER(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw CryptoError.openSSL("sign") }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestSignInit(context, nil, Digests.sha256.md, nil, pkey) == 1 else {

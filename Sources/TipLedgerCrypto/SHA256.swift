@@ -26,7 +26,7 @@ public enum SHA256 {
     }
 
     /// The digest as lowercase hexadecimal.
-    public static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
+    package static func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
         hex(hash(bytes))
     }
 }
@@ -63,14 +63,39 @@ public final class SHA256Prefix: @unchecked Sendable {
     public func hash(continuingWith rest: UnsafeRawBufferPointer) -> [UInt8] {
         guard let copy = EVP_MD_CTX_new() else { preconditionFailure("out of memory") }
         defer { EVP_MD_CTX_free(copy) }
+        let status = EVP_MD_CTX_copy_ex(copy, context) == 1 && EVP_DigestUpdate(copy, rest.baseAddress, rest.count) == 1
+        precondition(status, "SHA-256 is unavailable in this OpenSSL")
+        return Self.finish(copy)
+    }
+
+    /// The SHA-256 digests of the prefix followed by `middle`, and of the prefix followed by
+    /// `middle` and `end`, from one pass over the bytes: a JWS's signing input and the whole
+    /// token, which starts with it.
+    public func hashes(continuingWith middle: UnsafeRawBufferPointer, then end: UnsafeRawBufferPointer)
+        -> (throughMiddle: [UInt8], throughEnd: [UInt8])
+    {
+        guard let running = EVP_MD_CTX_new(), let split = EVP_MD_CTX_new() else { preconditionFailure("out of memory") }
+        defer {
+            EVP_MD_CTX_free(running)
+            EVP_MD_CTX_free(split)
+        }
+        // Finishing a digest ends its context, so the state after `middle` is copied first and
+        // the copy finished, while the original goes on with `end`.
+        let status =
+            EVP_MD_CTX_copy_ex(running, context) == 1
+            && EVP_DigestUpdate(running, middle.baseAddress, middle.count) == 1
+            && EVP_MD_CTX_copy_ex(split, running) == 1 && EVP_DigestUpdate(running, end.baseAddress, end.count) == 1
+        precondition(status, "SHA-256 is unavailable in this OpenSSL")
+        return (Self.finish(split), Self.finish(running))
+    }
+
+    /// The digest `context` holds, which it can then give no more.
+    private static func finish(_ context: OpaquePointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: SHA256.byteCount)
         var length: UInt32 = 0
-        let status = digest.withUnsafeMutableBufferPointer { out in
-            EVP_MD_CTX_copy_ex(copy, context) == 1 && EVP_DigestUpdate(copy, rest.baseAddress, rest.count) == 1
-                && EVP_DigestFinal_ex(copy, out.baseAddress, &length) == 1
-        }
+        let status = digest.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
         // As in `SHA256.hash`: only allocation failure can get here.
-        precondition(status && length == 32, "SHA-256 is unavailable in this OpenSSL")
+        precondition(status == 1 && length == 32, "SHA-256 is unavailable in this OpenSSL")
         return digest
     }
 }

@@ -14,11 +14,6 @@ public struct TestPKI: Sendable {
     public let leaf: Certificate
     public let leafKey: PrivateKey
 
-    /// Marker OID on App Store receipt-signing leaves.
-    public static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
-    /// Marker OID on Apple's WWDR intermediate.
-    public static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
-
     /// How to mint the PKI; the defaults give a valid chain.
     public struct Options: Sendable {
         /// Start of every certificate's validity, seconds since 1970.
@@ -28,20 +23,20 @@ public struct TestPKI: Sendable {
         /// End of the leaf's validity; defaults to `notAfter`.
         public var leafNotAfter: Int64?
         /// Start of the leaf's validity; defaults to `notBefore`.
-        public var leafNotBefore: Int64?
+        package var leafNotBefore: Int64?
         /// The intermediate's validity; defaults to `notBefore` and `notAfter`.
-        public var intermediateNotBefore: Int64?
-        public var intermediateNotAfter: Int64?
+        package var intermediateNotBefore: Int64?
+        package var intermediateNotAfter: Int64?
         /// The root's validity; defaults to `notBefore` and `notAfter`.
-        public var rootNotBefore: Int64?
-        public var rootNotAfter: Int64?
-        public var leafHasMarker = true
-        public var intermediateHasMarker = true
-        public var intermediateIsCA = true
-        public var leafIsCA = false
-        public var leafCurve: PrivateKey.Curve = .p256
+        package var rootNotBefore: Int64?
+        package var rootNotAfter: Int64?
+        package var leafHasMarker = true
+        package var intermediateHasMarker = true
+        package var intermediateIsCA = true
+        package var leafIsCA = false
+        package var leafCurve: PrivateKey.Curve = .p256
         /// Put before every common name, e.g. "tipledger TEST".
-        public var namePrefix = "tipledger TEST"
+        package var namePrefix = "tipledger TEST"
 
         /// Valid from `validFrom` to `validUntil` (seconds since 1970).
         public init(validFrom: Int64, validUntil: Int64) {
@@ -82,7 +77,7 @@ public struct TestPKI: Sendable {
                 notAfter: options.intermediateNotAfter ?? options.notAfter, isCA: options.intermediateIsCA,
                 pathLength: options.intermediateIsCA ? 0 : nil,
                 keyUsage: options.intermediateIsCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature",
-                markerOIDs: options.intermediateHasMarker ? [intermediateMarkerOID] : []),
+                markerOIDs: options.intermediateHasMarker ? [AppleMarkerOID.wwdrIntermediate] : []),
             subjectKey: intermediateKey, issuer: (root, rootKey))
         let leafKey = try PrivateKey.generate(curve: options.leafCurve)
         let leaf = try Certificate.mint(
@@ -91,7 +86,7 @@ public struct TestPKI: Sendable {
                 notBefore: options.leafNotBefore ?? options.notBefore,
                 notAfter: options.leafNotAfter ?? options.notAfter, isCA: options.leafIsCA,
                 keyUsage: options.leafIsCA ? "critical,keyCertSign,digitalSignature" : "critical,digitalSignature",
-                markerOIDs: options.leafHasMarker ? [leafMarkerOID] : []),
+                markerOIDs: options.leafHasMarker ? [AppleMarkerOID.receiptSigningLeaf] : []),
             subjectKey: leafKey, issuer: (intermediate, intermediateKey))
         return TestPKI(
             root: root, rootKey: rootKey, intermediate: intermediate, intermediateKey: intermediateKey, leaf: leaf,

@@ -169,8 +169,7 @@ public final class TipLedgerService: Sendable {
             switch try ledger.record([payload], finish: finish)[0] {
             case .success(let result):
                 recording = .recorded(result)
-            case .failure(let error):
-                guard let refused = error.rejection else { throw error }
+            case .failure(let refused):
                 // `rejection` counts the verification by its code.
                 return .answered(rejection(refused, status: rejectedStatus))
             }

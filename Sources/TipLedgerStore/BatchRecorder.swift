@@ -44,7 +44,7 @@ public final class BatchRecorder {
     /// per item, in order: a rejected item fails alone, with its rejection, and writes nothing.
     /// Any other failure rolls the open transaction back, so nothing since the last commit was
     /// written, and is thrown.
-    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
+    public func record(_ items: [VerifiedPayload], finish: Bool) throws
         -> [Result<RecordResult, VerificationError>]
     {
         guard !items.isEmpty else { return [] }
@@ -56,8 +56,7 @@ public final class BatchRecorder {
                     isOpen = true
                     changesAtOpen = database.totalChanges
                 }
-                return try RecordWriter(database: database, now: now).recordEach(
-                    items, tokenDigests: tokenDigests, finish: finish)
+                return try RecordWriter(database: database, now: now).recordEach(items, finish: finish)
             } catch {
                 database.rollBack()
                 isOpen = false

@@ -318,8 +318,8 @@ final class Database: @unchecked Sendable {
         sqlite3_wal_hook(handle, hook, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    /// Row ids of `jws_headers` by header text, for the few signing chains in use, so a stored
-    /// header is neither hashed nor looked up again. It may hold ids of rows the open
-    /// transaction wrote, so it is cleared whenever a transaction rolls back.
-    var headerIds: [(header: [UInt8], id: Int64)] = []
+    /// Row ids of `jws_headers` by the header's SHA-256 (`TokenEvidence.headerDigest`), for the
+    /// few signing chains in use, so a stored header is not looked up again. It may hold ids of
+    /// rows the open transaction wrote, so it is cleared whenever a transaction rolls back.
+    var headerIds: [(digest: [UInt8], id: Int64)] = []
 }

@@ -2,10 +2,6 @@
 internal import TipLedgerCore
 internal import TipLedgerCrypto
 
-#if canImport(Glibc)
-    internal import Glibc
-#endif
-
 /// The verified tokens the ledger keeps as evidence (docs/ledger.md): each token once, by its
 /// SHA-256, and its header once per distinct header in `jws_headers`. Works inside the open
 /// write transaction.
@@ -49,35 +45,20 @@ struct EvidenceStore {
         WHERE \(evidenceByDigest) AND (verifier_fingerprint IS NOT ?2 OR clock_free = 0)
         """
 
-    /// Stores a verified token once (by its SHA-256, computed here unless `digest` has it), its
-    /// header once per distinct header.
+    /// Stores a verified token once (by the SHA-256 the verifier worked out), its header once
+    /// per distinct header.
     func storeEvidence(
-        _ token: String, digest: [UInt8]?, kind: String, environment: AppStoreEnvironment, bundleId: String?,
+        _ token: TokenEvidence, kind: String, environment: AppStoreEnvironment, bundleId: String?,
         signedDate: AppleDate?, transactionId: String?, notificationUUID: String?, context: VerificationContext
     ) throws -> StoredEvidence {
-        assert(digest == nil || digest == SHA256.hash(token.utf8), "a token digest that is not the token's")
-        let digest = digest ?? SHA256.hash(token.utf8)
+        assert(token.digest == SHA256.hash(token.token.utf8), "a token digest that is not the token's")
         // Stored once. The digest is not a unique key (its index holds 8 bytes of it), so it is
-        // looked up first, before the token is split and its body copied, inside the write
-        // transaction no other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT
-        // EXISTS, costs more: SQLite copies a SELECT from the table it inserts into through a
-        // temporary table.)
-        if let stored = try storedEvidenceId(digest) {
-            try adoptVerdict(digest, context: context)
+        // looked up first, before the token's body is copied, inside the write transaction no
+        // other writer shares. (One statement, INSERT ... SELECT ... WHERE NOT EXISTS, costs
+        // more: SQLite copies a SELECT from the table it inserts into through a temporary table.)
+        if let stored = try storedEvidenceId(token.digest) {
+            try adoptVerdict(token.digest, context: context)
             return StoredEvidence(id: stored, isNew: false)
-        }
-        var token = token
-        // Split at the first '.' by bytes; the header is compared as bytes with the few known
-        // ones, so it becomes a String only when it is new.
-        let (headerId, body) = try token.withUTF8 { bytes throws -> (Int64, String) in
-            guard let base = bytes.baseAddress, let found = memchr(base, Int32(UInt8(ascii: ".")), bytes.count) else {
-                throw StoreError(code: 0, message: "a verified token has no '.'")
-            }
-            let dot = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            return (
-                try self.headerId(UnsafeBufferPointer(rebasing: bytes[..<dot])),
-                String(decoding: UnsafeBufferPointer(rebasing: bytes[(dot + 1)...]), as: UTF8.self)
-            )
         }
         try database.run(
             """
@@ -85,33 +66,25 @@ struct EvidenceStore {
                 notification_uuid, verifier_fingerprint, clock_free, received_ms)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            digest, kind, headerId, body, environment.rawValue, bundleId, signedDate?.wholeMilliseconds,
-            transactionId, notificationUUID, context.verifierFingerprint, !context.usedClock, now)
+            token.digest, kind, try headerId(of: token), String(token.body), environment.rawValue, bundleId,
+            signedDate?.wholeMilliseconds, transactionId, notificationUUID, context.verifierFingerprint,
+            !context.usedClock, now)
         return StoredEvidence(id: database.lastInsertedRowID, isNew: true)
     }
 
-    private static func equalBytes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard left.count == right.count else { return false }
-        guard let leftBase = left.baseAddress, let rightBase = right.baseAddress else { return true }
-        return memcmp(leftBase, rightBase, left.count) == 0
-    }
-
-    /// The id of `header` in `jws_headers`, inserting it when new.
-    private func headerId(_ header: UnsafeBufferPointer<UInt8>) throws -> Int64 {
-        let known = database.headerIds.first { known in
-            known.header.withUnsafeBufferPointer { Self.equalBytes($0, header) }
-        }
-        if let known { return known.id }
-        let digest = SHA256.hash(UnsafeRawBufferPointer(header))
+    /// The id of `token`'s header in `jws_headers`, inserting it when new; remembered by the
+    /// header's digest for the few signing chains in use (`Database.headerIds`).
+    private func headerId(of token: TokenEvidence) throws -> Int64 {
+        if let known = database.headerIds.first(where: { $0.digest == token.headerDigest }) { return known.id }
         try database.run(
-            "INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", digest,
-            String(decoding: header, as: UTF8.self))
+            "INSERT OR IGNORE INTO jws_headers (sha256, header) VALUES (?, ?)", token.headerDigest,
+            String(token.header))
         guard
             let id = try database.queryOne(
-                "SELECT id FROM jws_headers WHERE sha256 = ?", digest, row: { $0.int64(0) })
-        else { throw StoreError(code: 0, message: "a stored header is missing") }
+                "SELECT id FROM jws_headers WHERE sha256 = ?", token.headerDigest, row: { $0.int64(0) })
+        else { throw StoreError.brokenInvariant("a stored header is missing") }
         if database.headerIds.count >= 8 { database.headerIds.removeFirst() }
-        database.headerIds.append((Array(header), id))
+        database.headerIds.append((token.headerDigest, id))
         return id
     }
 }

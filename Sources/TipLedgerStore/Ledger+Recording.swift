@@ -80,30 +80,25 @@ extension Ledger {
 
     /// Records a batch of verified payloads in one write transaction, committed before this
     /// returns, through the path `BatchRecorder` takes too (`RecordWriter.recordEach`). Returns
-    /// one result per item, in order: a rejected item fails alone, with its rejection, and
-    /// writes nothing; the items around it are recorded. Several callers' items may share a
-    /// batch, as each result is the item's own.
+    /// one result per item, in order: an item the ledger rejects fails alone, with its
+    /// `VerificationError`, and writes nothing; the items around it are recorded. Several
+    /// callers' items may share a batch, as each result is the item's own.
     ///
-    /// Transactions are finished (delivered) when `finish` is true. `tokenDigests`, unless empty,
-    /// holds each item's `UnverifiedJWS.tokenDigest` (the SHA-256 of its token) where the caller
-    /// already computed it, so it is not computed again; nil where it did not. Throws when the
-    /// batch as a whole could not be written (database busy past the timeout, disk full, an
+    /// Transactions are finished (delivered) when `finish` is true. Throws a `StoreError` when
+    /// the batch as a whole could not be written (database busy past the timeout, disk full, an
     /// item failing otherwise than by its rejection); then nothing of it was written.
-    public func record(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?] = [], finish: Bool) throws
-        -> [Result<RecordResult, StoreError>]
-    {
+    public func record(_ items: [VerifiedPayload], finish: Bool) throws -> [Result<RecordResult, VerificationError>] {
         guard !items.isEmpty else { return [] }
         let now = clock.now().wholeMilliseconds
-        let results = try write { database in
+        return try write { database in
             try database.writeTransaction {
-                try RecordWriter(database: database, now: now).recordEach(
-                    items, tokenDigests: tokenDigests, finish: finish)
+                try RecordWriter(database: database, now: now).recordEach(items, finish: finish)
             }
         }
-        return results.map { $0.mapError(StoreError.init(rejecting:)) }
     }
 
-    /// Records one verified payload in its own transaction.
+    /// Records one verified payload in its own transaction. Throws the payload's
+    /// `VerificationError` when the ledger rejects it, a `StoreError` when the write failed.
     func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
         try record([item], finish: finish)[0].get()
     }

@@ -15,8 +15,7 @@ extension Ledger {
         let now = clock.now().wholeMilliseconds
         return try write { database in
             try database.writeTransaction {
-                let results = try RecordWriter(database: database, now: now).recordEach(
-                    items, tokenDigests: [], finish: finish)
+                let results = try RecordWriter(database: database, now: now).recordEach(items, finish: finish)
                 if let cursor { try Self.save(cursor, in: database, now: now) }
                 return results
             }

@@ -70,8 +70,7 @@ public final class Ledger: Sendable {
         (error as? StoreError).map(failedWrite) ?? error
     }
 
-    /// `error`, which made a write fail, noted in `health` and said in words (`explained`); a
-    /// rejection of the input as it is.
+    /// `error`, which made a write fail, noted in `health` and said in words (`explained`).
     func failedWrite(_ error: StoreError) -> StoreError {
         let explained = error.explained(writingLedger: path)
         health.failed(explained)

@@ -48,7 +48,6 @@ public final class LedgerHealth: Sendable {
     /// damage). A busy lock is counted but changes nothing else: the next write may commit.
     /// Damage, once found, stays.
     func failed(_ error: StoreError, counted: Bool = true) {
-        guard error.rejection == nil else { return }
         state.withLock { state in
             state.lastAttempt = .now
             if counted { state.failedWrites[error.fault, default: 0] += 1 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
-internal import TipLedgerCrypto
 
 /// Records an App Store Server Notification (docs/ledger.md): once per `notificationUUID`,
 /// with its evidence, the signed transaction info it carries applied, the event its type
@@ -15,8 +14,7 @@ struct NotificationRecorder {
 
     private var events: EventLog { transactions.events }
 
-    /// `digest` is the SHA-256 of the notification's token when the caller has it.
-    func record(_ notification: VerifiedNotification, digest: [UInt8]?) throws -> RecordResult {
+    func record(_ notification: VerifiedNotification) throws -> RecordResult {
         let uuid = notification.notificationUUID.lowercased()
         let nestedId = notification.transaction?.transactionId
         let environment = notification.environment
@@ -28,18 +26,17 @@ struct NotificationRecorder {
         if let existing = try database.queryOne(
             "SELECT transaction_id FROM notifications WHERE notification_uuid = ?", uuid, row: { $0.text(0) })
         {
-            try evidence.adoptVerdict(digest ?? SHA256.hash(notification.jws.utf8), context: notification.context)
+            try evidence.adoptVerdict(notification.evidence.digest, context: notification.context)
             return try result(.duplicate, transactionId: existing ?? nestedId)
         }
         let nestedRow: TransactionAmounts?
         do {
             nestedRow = try notification.transaction.flatMap(transactions.existingRow(of:))
-        } catch let error as StoreError {
-            guard let rejection = error.rejection else { throw error }
-            throw StoreError(rejecting: rejection.within("data.signedTransactionInfo"))
+        } catch let rejection as VerificationError {
+            throw rejection.within("data.signedTransactionInfo")
         }
         let stored = try evidence.storeEvidence(
-            notification.jws, digest: digest, kind: "notification", environment: environment,
+            notification.evidence, kind: "notification", environment: environment,
             bundleId: notification.payload.claimedIdentity.bundleId, signedDate: notification.payload.signedDate,
             transactionId: nestedId, notificationUUID: notification.notificationUUID, context: notification.context)
         let type = NotificationType(rawValue: notification.rawNotificationType)
@@ -97,7 +94,7 @@ struct NotificationRecorder {
     ) throws -> Effect {
         guard let nested = notification.transaction else { return .acknowledged }
         let nestedEvidence = try evidence.storeEvidence(
-            nested.jws, digest: nil, kind: "transaction", environment: nested.environment,
+            nested.evidence, kind: "transaction", environment: nested.environment,
             bundleId: nested.payload.bundleId, signedDate: nested.payload.signedDate,
             transactionId: nested.transactionId, notificationUUID: uuid, context: nested.context)
         let mayInsert = [.refund, .refundReversed, .revoke, .oneTimeCharge].contains(type)

@@ -30,37 +30,30 @@ struct RecordWriter {
     /// savepoint makes SQLite keep the first version of every page changed inside it, which in
     /// a large ledger costs more than the log itself (docs/performance.md). Any other failure
     /// of an item is thrown, and the transaction then holds part of that item: the caller must
-    /// roll it back. So is a rejection that came after a write, as a ledger error: that would
-    /// be a broken promise.
-    ///
-    /// `tokenDigests`, unless empty, holds each item's token digest, or nil where the caller
-    /// has none.
-    func recordEach(_ items: [VerifiedPayload], tokenDigests: [[UInt8]?], finish: Bool) throws -> Rejections {
-        precondition(tokenDigests.isEmpty || tokenDigests.count == items.count, "one digest per item, or none")
-        return try items.indices.map { index in
+    /// roll it back. So is a rejection that came after a write, as a broken invariant: that
+    /// would be a broken promise.
+    func recordEach(_ items: [VerifiedPayload], finish: Bool) throws -> Rejections {
+        try items.map { item in
             let changesBefore = database.totalChanges
             do {
-                let digest = tokenDigests.isEmpty ? nil : tokenDigests[index]
-                return .success(try record(items[index], digest: digest, finish: finish))
-            } catch let error as StoreError {
-                guard let rejection = error.rejection else { throw error }
+                return .success(try record(item, finish: finish))
+            } catch let rejection as VerificationError {
                 guard database.totalChanges == changesBefore else {
-                    throw StoreError(
-                        code: 0, message: "an item rejected after it wrote to the ledger: \(error.message)")
+                    throw StoreError.brokenInvariant(
+                        "an item rejected after it wrote to the ledger: \(rejection.message)")
                 }
                 return .failure(rejection)
             }
         }
     }
 
-    /// `digest` is the SHA-256 of the item's token when the caller has it.
-    func record(_ item: VerifiedPayload, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
-        if let reason = Ledger.unrecordableReason(item) { throw StoreError(rejecting: reason) }
+    func record(_ item: VerifiedPayload, finish: Bool) throws -> RecordResult {
+        if let reason = Ledger.unrecordableReason(item) { throw reason }
         switch item {
         case .transaction(let transaction):
-            return try transactions.record(transaction, digest: digest, finish: finish)
+            return try transactions.record(transaction, finish: finish)
         case .notification(let notification):
-            return try notifications.record(notification, digest: digest)
+            return try notifications.record(notification)
         case .renewalInfo, .appTransaction:
             return RecordResult(outcome: .notRecorded, transactionId: nil, state: nil, finished: nil)
         }

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-public import TipLedgerCore
 
 /// A failure of the ledger database: SQLite's result code and message, the SQL that failed
 /// (never the bound values, which may be customer data), and a hint for people when one helps.
+///
+/// Never the input's fault: the ledger rejects an input (a signed transaction that contradicts
+/// the recorded one) with the verifier's own `VerificationError`, from the core to the HTTP
+/// answer (see docs/ledger.md, "What recording refuses").
 public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// SQLite's extended result code, or 0 for errors raised by tipledger itself.
     public let code: Int32
@@ -10,34 +13,33 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
     /// The statement that failed, when there was one.
     public let sql: String?
     public let hint: String?
-    /// Set when the input, not the ledger, is at fault (a signed transaction that contradicts
-    /// the recorded one): the caller reports it as this rejection of the input.
-    public let rejection: VerificationError?
     /// The kind of failure, for health checks and metrics: the code's, unless the error was
     /// explained otherwise (an I/O error on a file system mounted read-only is `readOnly`).
     public let fault: LedgerFault
+    /// Whether tipledger broke a rule of its own (a row it just wrote is gone): a bug, not a
+    /// failure of the disk or the database, which the command line reports as an internal
+    /// error (exit status 70, see docs/cli.md).
+    public let isBrokenInvariant: Bool
 
     package init(code: Int32, message: String, sql: String? = nil, hint: String? = nil) {
         self.init(code: code, message: message, sql: sql, hint: hint, fault: LedgerFault(sqliteCode: code))
     }
 
-    init(code: Int32, message: String, sql: String? = nil, hint: String? = nil, fault: LedgerFault) {
+    init(
+        code: Int32, message: String, sql: String? = nil, hint: String? = nil, fault: LedgerFault,
+        isBrokenInvariant: Bool = false
+    ) {
         self.code = code
         self.message = message
         self.sql = sql
         self.hint = hint
-        self.rejection = nil
         self.fault = fault
+        self.isBrokenInvariant = isBrokenInvariant
     }
 
-    /// The input is rejected: it cannot be recorded beside what the ledger holds.
-    init(rejecting rejection: VerificationError) {
-        self.code = 0
-        self.message = rejection.message
-        self.sql = nil
-        self.hint = nil
-        self.rejection = rejection
-        self.fault = .other
+    /// tipledger broke a rule of its own: `message` says which.
+    static func brokenInvariant(_ message: String) -> StoreError {
+        StoreError(code: 0, message: message, fault: .other, isBrokenInvariant: true)
     }
 
     public var description: String {
@@ -67,9 +69,8 @@ public struct StoreError: Error, Sendable, CustomStringConvertible {
 extension StoreError {
     /// This error, met while writing the ledger at `path`, said in words with a hint when the
     /// file system or the disk is at fault (full, read-only, failing); any other error (busy,
-    /// damaged, a rejection, one of tipledger's own) as it is.
+    /// damaged, one of tipledger's own) as it is.
     func explained(writingLedger path: String) -> StoreError {
-        guard rejection == nil else { return self }
         let readOnly = LedgerVolume.of(ledger: path)?.isReadOnly == true
         // An I/O error on a file system mounted read-only (after disk errors, say) is that.
         switch fault == .ioError && readOnly ? .readOnly : fault {

@@ -4,13 +4,12 @@ internal import TipLedgerCore
 extension TransactionApplier {
     /// The rejection of `transaction` when it contradicts `row`, its transaction's row; nil
     /// when it does not.
-    func contradiction(of transaction: VerifiedTransaction, row: TransactionAmounts) throws -> StoreError? {
+    func contradiction(of transaction: VerifiedTransaction, row: TransactionAmounts) throws -> VerificationError? {
         guard let fields = try contradictedFields(transaction, rowid: row.rowid) else { return nil }
-        return StoreError(
-            rejecting: VerificationError(
-                .invalidPayload,
-                "it contradicts the recorded transaction \(transaction.transactionId ?? "?"): its "
-                    + "\(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")"))
+        return VerificationError(
+            .invalidPayload,
+            "it contradicts the recorded transaction \(transaction.transactionId ?? "?"): its "
+                + "\(fields.joined(separator: ", ")) \(fields.count == 1 ? "differs" : "differ")")
     }
 
     /// The fields fixed at purchase that `transaction` gives otherwise than the row `rowid`

@@ -69,8 +69,8 @@ struct TransactionApplier {
                 payload.rawRevocationType, payload.revocationPercentage.map(Int64.init), revoked, evidenceId, now,
                 finished ? now : nil)
             guard inserted == 1 else {
-                throw StoreError(
-                    code: 0, message: "a row for transaction \(transactionId) appeared while it was recorded")
+                throw StoreError.brokenInvariant(
+                    "a row for transaction \(transactionId) appeared while it was recorded")
             }
             let after = try insertedAmounts(payload, signedDate: signedDate, revoked: revoked, finished: finished)
             try events.recordInsertion(
@@ -81,7 +81,7 @@ struct TransactionApplier {
                 transactionId, environment, source: source, currency: payload.currency)
             return (.inserted(stateEvent ?? "transaction"), after)
         }
-        guard let before else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        guard let before else { throw StoreError.brokenInvariant("a transaction row vanished while it was recorded") }
         guard signedDate > before.signedDate else { return (.stale, before) }
         try database.run(
             """
@@ -150,7 +150,7 @@ struct TransactionApplier {
         guard
             let amounts = try database.queryOne(
                 TransactionAmounts.selectByRowid, rowid, row: TransactionAmounts.init)
-        else { throw StoreError(code: 0, message: "a transaction row vanished while it was recorded") }
+        else { throw StoreError.brokenInvariant("a transaction row vanished while it was recorded") }
         return amounts
     }
 

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
-internal import TipLedgerCrypto
 
 /// Records a transaction the app submits (docs/ledger.md): its token as evidence, its signed
 /// information applied, and the transaction finished when the app delivered it. Works inside
@@ -9,23 +8,21 @@ struct TransactionRecorder {
     let evidence: EvidenceStore
     let transactions: TransactionApplier
 
-    /// `digest` is the SHA-256 of the transaction's token when the caller has it.
-    func record(_ transaction: VerifiedTransaction, digest: [UInt8]?, finish: Bool) throws -> RecordResult {
+    func record(_ transaction: VerifiedTransaction, finish: Bool) throws -> RecordResult {
         guard let transactionId = transaction.transactionId else {
-            throw StoreError(rejecting: Ledger.noTransactionId)
+            throw Ledger.noTransactionId
         }
-        let digest = digest ?? SHA256.hash(transaction.jws.utf8)
         var current = try transactions.amounts(transaction.environment.rawValue, transactionId)
         // A token stored before is a repeat, answered as one whatever it says (a notification
         // may have carried it for a transaction then unknown): only a new token is held against
         // the row.
         if let row = current, let contradiction = try transactions.contradiction(of: transaction, row: row),
-            try evidence.storedEvidenceId(digest) == nil
+            try evidence.storedEvidenceId(transaction.evidence.digest) == nil
         {
             throw contradiction
         }
         let stored = try evidence.storeEvidence(
-            transaction.jws, digest: digest, kind: "transaction", environment: transaction.environment,
+            transaction.evidence, kind: "transaction", environment: transaction.environment,
             bundleId: transaction.payload.bundleId, signedDate: transaction.payload.signedDate,
             transactionId: transactionId, notificationUUID: nil, context: transaction.context)
         var outcome = RecordResult.Outcome.duplicate

@@ -19,18 +19,19 @@ struct BearerTokenCheck: Sendable {
             authorization.hasPrefix("Bearer ")
         else { return .failure(FakeRejection("no single Authorization: Bearer field")) }
         let token = String(authorization.dropFirst("Bearer ".count))
-        guard let jws = try? UnverifiedJWS.parse(token), let lastDot = token.lastIndex(of: ".") else {
+        guard let jws = try? UnverifiedJWS.parse(token), let signature = try? jws.signature,
+            let claims = try? jws.payload, let lastDot = token.lastIndex(of: ".")
+        else {
             return .failure(FakeRejection("the bearer token is not a compact JWS"))
         }
         let signingInput = Array(token[..<lastDot].utf8)
-        guard account.publicKey.isValidES256Signature(jws.signature, over: signingInput) else {
+        guard account.publicKey.isValidES256Signature(signature, over: signingInput) else {
             return .failure(FakeRejection("the bearer token's signature is not the account key's"))
         }
         let header = jws.header
         guard Set(header.map(\.name)) == ["alg", "kid", "typ"], header["alg"] == .string("ES256"),
             header["kid"] == .string(account.keyId), header["typ"] == .string("JWT")
         else { return .failure(FakeRejection("the bearer token's header is not alg ES256, kid, typ JWT")) }
-        let claims = jws.payload
         guard Set(claims.map(\.name)) == ["iss", "iat", "exp", "aud", "bid"] else {
             return .failure(FakeRejection("the bearer token's claims are not iss, iat, exp, aud, bid"))
         }

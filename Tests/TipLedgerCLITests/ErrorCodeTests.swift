@@ -4,7 +4,7 @@ import Testing
 import TipLedgerCore
 import TipLedgerTestSupport
 
-/// Every error code of SPEC section 1 comes out of `tipledger verify` as the verifier gives it,
+/// Every error code of docs/verification.md comes out of `tipledger verify` as the verifier gives it,
 /// with its Apple status, and a rejected line writes nothing to the ledger.
 @Suite struct ErrorCodeTests {
     @Test func verifyReportsEveryErrorCodeAndRecordsNoneOfTheLines() async throws {

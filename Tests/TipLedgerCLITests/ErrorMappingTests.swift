@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import Testing
 import TipLedgerStore
+import TipLedgerTestSupport
 
 @testable import TipLedgerCLI
 
@@ -24,6 +26,32 @@ import TipLedgerStore
         #expect(failure.status == .ioError)
         #expect(failure.status.rawValue == 74)
         #expect(failure.hint == "check the disk")
+    }
+
+    /// A rule of tipledger's own found broken while recording (here a trigger makes the
+    /// ledger skip a new transaction's row without a word, so the row the writer inserted is
+    /// not there) is its bug, not the disk's: status 70, and nothing of the batch is kept.
+    @Test func aBrokenInvariantOfTheLedgerIsAnInternalErrorWithStatus70() async throws {
+        let id = "2000000000000707"
+        try await TemporaryDirectory.with { directory in
+            let root = try directory.write(Data(TestChains.standard.root.derEncoded), to: "root.cer")
+            let migrate = try await TipLedgerBinary.run(["migrate", "--db", "l.sqlite"], in: directory.path)
+            try #require(migrate.exited(0), "\(migrate.summary)")
+            _ = try await SQLiteShell.rows(
+                "l.sqlite", "CREATE TRIGGER skip_rows BEFORE INSERT ON transactions BEGIN SELECT raise(IGNORE); END;",
+                in: directory.path)
+            let verify = try await TipLedgerBinary.run(
+                [
+                    "verify", "--db", "l.sqlite", "--root", root, "--bundle-id", "com.example.tips", "--environment",
+                    "Sandbox",
+                ],
+                input: .text(try TestChains.transaction(id: id) + "\n"), in: directory.path)
+            #expect(verify.exited(70), "\(verify.summary)")
+            #expect(
+                verify.errLines == ["error: internal error: a row for transaction \(id) appeared while it was recorded"]
+            )
+            #expect(try await SQLiteShell.value("l.sqlite", "SELECT count(*) FROM evidence", in: directory.path) == "0")
+        }
     }
 
     @Test func aCLIErrorKeepsItsOwnStatus() {

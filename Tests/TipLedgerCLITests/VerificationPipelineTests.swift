@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import TipLedgerCore
+import TipLedgerCrypto
 import TipLedgerTestSupport
 
 @testable import TipLedgerCLI
@@ -17,6 +18,11 @@ import TipLedgerTestSupport
         try (1...lines).map { number in
             number % 3 == 0 ? "garbage \(number)" : try TestChains.transaction(id: "\(2_000_000_000_100_000 + number)")
         }
+    }
+
+    /// `count` valid tokens, one per line.
+    private static func tokens(_ count: Int) throws -> [String] {
+        try (1...count).map { try TestChains.transaction(id: "\(2_000_000_000_200_000 + $0)") }
     }
 
     private static func lineReader(_ lines: [String], in directory: TemporaryDirectory) throws -> LineReader {
@@ -34,8 +40,8 @@ import TipLedgerTestSupport
         var reader = try Self.lineReader(lines, in: directory)
         defer { close(reader.fileDescriptor) }
         let knownDigests = Set(
-            lines.enumerated().filter { ($0.offset + 1) % 5 == 0 && ($0.offset + 1) % 3 != 0 }.compactMap {
-                UnverifiedJWS.tokenDigest(ofLine: $0.element)
+            lines.enumerated().filter { ($0.offset + 1) % 5 == 0 && ($0.offset + 1) % 3 != 0 }.map {
+                SHA256.hash($0.element.utf8)
             })
         let lookups = Atomic(0)
         var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
@@ -57,26 +63,27 @@ import TipLedgerTestSupport
                 let number = item.line.number
                 seen.append(number)
                 switch item.outcome {
-                case .known(let known):
+                case .known(let known, let jws):
                     #expect(number % 5 == 0 && number % 3 != 0, "line \(number)")
                     #expect(known.result.transactionId == "known")
-                case .checked(.success(let payload), let digest):
+                    #expect(jws.token == lines[number - 1])
+                case .checked(.success(let payload)):
                     #expect(number % 3 != 0 && number % 5 != 0, "line \(number)")
                     guard case .transaction(let transaction) = payload else {
                         Issue.record("line \(number) is not a transaction")
                         continue
                     }
                     #expect(transaction.transactionId == "\(2_000_000_000_100_000 + number)")
-                    #expect(digest == UnverifiedJWS.tokenDigest(ofLine: lines[number - 1]))
-                case .checked(.failure(let error), _):
+                    #expect(transaction.evidence.digest == SHA256.hash(lines[number - 1].utf8))
+                case .checked(.failure(let error)):
                     #expect(number % 3 == 0, "line \(number): \(error)")
                     #expect(error.code == .malformedJWS)
                 }
             }
         }
         #expect(seen == Array(1...60))
-        // Every line was looked up exactly once.
-        #expect(lookups.load(ordering: .relaxed) == 60)
+        // Every line that is a token was looked up exactly once; garbage has no digest.
+        #expect(lookups.load(ordering: .relaxed) == 40)
     }
 
     /// Batches started ahead of the one being consumed (no lookups) come back as one batch
@@ -101,10 +108,10 @@ import TipLedgerTestSupport
                 let number = item.line.number
                 seen.append(number)
                 switch item.outcome {
-                case .checked(.success(.transaction(let transaction)), _):
+                case .checked(.success(.transaction(let transaction))):
                     #expect(number % 3 != 0, "line \(number)")
                     #expect(transaction.transactionId == "\(2_000_000_000_100_000 + number)")
-                case .checked(.failure(let error), _):
+                case .checked(.failure(let error)):
                     #expect(number % 3 == 0 && error.code == .malformedJWS, "line \(number): \(error)")
                 default:
                     Issue.record("line \(number): \(item.outcome)")
@@ -115,50 +122,49 @@ import TipLedgerTestSupport
         #expect(batches >= 60 / batchSize)
     }
 
-    /// Without lookups, workers told to hash tokens still give each verified line its digest.
-    @Test(arguments: [false, true])
-    func tokensAreHashedWhenAskedWithoutBeingLookedUp(hashes: Bool) throws {
+    /// Looked up or not, each verified line carries its token's digest, for the ledger to key
+    /// its evidence on: read once by the workers, never hashed again.
+    @Test func everyVerifiedLineCarriesItsTokensDigest() throws {
         let lines = try Self.input(lines: 10)
         let directory = try TemporaryDirectory(prefix: "pipeline")
-        var reader = try Self.lineReader(lines, in: directory)
+        var reader = try Self.lineReader(lines.map { "  \($0)\r" }, in: directory)
         defer { close(reader.fileDescriptor) }
-        var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
-        pipeline.hashesTokens = hashes
-        var digests: [Int: [UInt8]?] = [:]
-        try pipeline.run(&reader) { items in
+        var digests: [Int: [UInt8]] = [:]
+        try VerificationPipeline(verifier: TestChains.standardVerifier).run(&reader) { items in
             for item in items {
-                guard case .checked(.success, let digest) = item.outcome else { continue }
-                digests[item.line.number] = digest
+                guard case .checked(.success(.transaction(let transaction))) = item.outcome else { continue }
+                digests[item.line.number] = transaction.evidence.digest
             }
         }
         #expect(digests.count == 7)  // every third line is malformed
         for (number, digest) in digests {
-            #expect(digest == (hashes ? UnverifiedJWS.tokenDigest(ofLine: lines[number - 1]) : nil), "line \(number)")
+            #expect(digest == SHA256.hash(lines[number - 1].utf8), "line \(number)")
         }
     }
 
     /// Workers take a batch's lines a few at a time: a worker held up (here, the first to ask)
     /// leaves the rest of the batch to the others instead of half of it waiting for it.
     @Test func aWorkerHeldUpLeavesItsShareToTheOthers() throws {
-        let lines = try Self.input(lines: 64)
+        let lines = try Self.tokens(64)
         let directory = try TemporaryDirectory(prefix: "pipeline")
         var reader = try Self.lineReader(lines, in: directory)
         defer { close(reader.fileDescriptor) }
         var pipeline = VerificationPipeline(verifier: TestChains.standardVerifier)
         pipeline.workers = 2
+        // A batch of 64 lines on two workers is taken in chunks of eight.
+        let chunk = 8
         let firstCall = Atomic(true)
         let seen = Atomic(0)
+        // Signalled once the other worker has looked up every line but the held-up one's chunk.
+        let restTaken = DispatchSemaphore(value: 0)
         let linesByThread = Mutex<[UInt: Int]>([:])
         pipeline.knownTokens = { digests in
             if firstCall.exchange(false, ordering: .relaxed) {
-                // Held up until the other worker has taken every other line (or 20 s passed).
-                var waits = 0
-                while seen.load(ordering: .relaxed) < lines.count - digests.count && waits < 2000 {
-                    usleep(10_000)
-                    waits += 1
-                }
+                // Should the other worker never take the rest, the counts below tell.
+                _ = restTaken.wait(timeout: .now() + .seconds(120))
+            } else if seen.add(digests.count, ordering: .relaxed).newValue == lines.count - chunk {
+                restTaken.signal()
             }
-            seen.add(digests.count, ordering: .relaxed)
             linesByThread.withLock { $0[pthread_self(), default: 0] += digests.count }
             return digests.map { _ in nil }
         }
@@ -166,10 +172,8 @@ import TipLedgerTestSupport
         try pipeline.run(&reader) { consumed += $0.count }
         #expect(consumed == 64)
         let counts = linesByThread.withLock { Array($0.values) }.sorted()
-        // Every line here has a digest (garbage is hashed too). Two workers: the one held up
-        // took one chunk of eight lines, the other everything else.
-        #expect(counts.count == 2, "\(counts)")
-        #expect(counts == [8, 56], "\(counts)")
+        // The worker held up took one chunk, the other everything else.
+        #expect(counts == [chunk, lines.count - chunk], "\(counts)")
     }
 
     /// The end of the input is told once, before the last batch is handed over and after

@@ -49,7 +49,7 @@ import Testing
         }
     }
 
-    /// The text line SPEC section 5 gives for one JSON result.
+    /// The text line docs/cli.md gives for one JSON result.
     static func text(of result: [String: Any]) -> String {
         func field(_ name: String) -> String { result[name] as? String ?? "-" }
         let line = JSONValue.int64(result["line"]).map(String.init) ?? "?"

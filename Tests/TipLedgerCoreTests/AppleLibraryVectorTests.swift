@@ -125,7 +125,7 @@ enum LibraryExpectations {
 
     /// tipledger's code for each rejecting case. Apple's status names differ per language (the
     /// Swift library reports a missing x5c as INVALID_JWT_FORMAT, Python as VERIFICATION_FAILURE,
-    /// Node as INVALID_CERTIFICATE), so the mapping is written out here, from SPEC section 1.
+    /// Node as INVALID_CERTIFICATE), so the mapping is written out here, from docs/verification.md.
     static let rejections: [String: VerificationError.Code] = [
         "notif-test-production-wrong-env": .wrongEnvironment,
         // Identity is checked before the environment, as in Apple's library.
@@ -417,8 +417,8 @@ enum DecodedField: Equatable {
         #expect(chain.root.isByteEqual(to: TrustAnchors.appleRootCAG3))
         #expect(chain.intermediate.hasCABasicConstraint)
         #expect(!chain.leaf.mayActAsCA)
-        #expect(chain.leaf.hasExtension(oid: Verifier.leafMarkerOID))
-        #expect(chain.intermediate.hasExtension(oid: Verifier.intermediateMarkerOID))
+        #expect(chain.leaf.hasExtension(oid: "1.2.840.113635.100.6.11.1"))
+        #expect(chain.intermediate.hasExtension(oid: "1.2.840.113635.100.6.2.1"))
         #expect(try chain.leaf.publicKey().isP256)
 
         let token = try token(x5c: try x5c(chainCase), signedAt: chainCase.effectiveDate)

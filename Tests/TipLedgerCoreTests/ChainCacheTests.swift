@@ -166,7 +166,7 @@ import TipLedgerTestSupport
                 CertificateTemplate(
                     subject: [("CN", "tipledger TEST Receipt Signing \(serial)")], serialNumber: 100 + serial,
                     notBefore: pki.leaf.notBefore, notAfter: pki.leaf.notAfter, isCA: false,
-                    keyUsage: "critical,digitalSignature", markerOIDs: [TestPKI.leafMarkerOID]),
+                    keyUsage: "critical,digitalSignature", markerOIDs: [AppleMarkerOID.receiptSigningLeaf]),
                 subjectKey: leafKey, issuer: (pki.intermediate, pki.intermediateKey))
             let token = try TestJWS.sign(
                 header: TestJWS.header(chain: [leaf, pki.intermediate, pki.root]), payload: TestPayloads.transaction(),

@@ -15,7 +15,8 @@ import TipLedgerTestSupport
         #expect(verifier.headers.count == 1)
         // Another chain's token (untrusted here) has another header.
         #expect(
-            verifier.rejection(of: try TestChains.transaction(id: "2000000000000604", pki: TestChains.other)) != nil)
+            verifier.rejection(of: try TestChains.transaction(id: "2000000000000604", pki: TestChains.other))
+                == .untrustedChain)
         #expect(verifier.headers.count == 2)
     }
 
@@ -24,29 +25,35 @@ import TipLedgerTestSupport
         let genuine = try TestChains.transaction(id: "2000000000000611")
         _ = try verifier.verifyTransaction(genuine)
         // Same length, one character of the header changed: must not be taken for the cached one.
+        // Decoded afresh, it is no JSON; taken for the cached header, its signature would be
+        // what failed.
         var header = Array(genuine.split(separator: ".")[0].utf8)
         header[10] = header[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let altered =
             String(decoding: header, as: UTF8.self) + "." + genuine.split(separator: ".", maxSplits: 1)[1]
-        #expect(verifier.rejection(of: altered) != nil)
+        #expect(verifier.rejection(of: altered) == .malformedJWS)
         #expect(verifier.rejection(of: genuine) == nil)
     }
 
+    /// A token is hashed once, from the cached header's state when there is one: its signing
+    /// input and the whole token, whatever surrounds it on its line.
     @Test func digestsContinuedFromACachedHeaderAreTheTokensOwn() throws {
         let verifier = try TestChains.verifier()
         let first = try TestChains.transaction(id: "2000000000000621")
         let second = try TestChains.transaction(id: "2000000000000622")
-        // Not yet cached, then cached by verifying the first token.
-        #expect(verifier.tokenDigest(ofLine: second) == SHA256.hash(second.utf8))
-        _ = try verifier.verifyTransaction(first)
-        #expect(verifier.headers.count == 1)
+        func signingInput(_ token: String) -> Substring { token[..<token.lastIndex(of: ".")!] }
+        #expect(verifier.headers.count == 0)
         for token in [first, second] {
-            #expect(verifier.tokenDigest(ofLine: token) == SHA256.hash(token.utf8))
-            #expect(verifier.tokenDigest(ofLine: "  \(token)\r") == SHA256.hash(token.utf8))
-            let webhook = #"{"signedPayload":"\#(token)"}"#
-            #expect(verifier.tokenDigest(ofLine: webhook) == SHA256.hash(token.utf8))
+            for line in [token, "  \(token)\r", #"{"signedPayload":"\#(token)"}"#] {
+                let read = try verifier.parse(line: line)
+                #expect(read.digest == SHA256.hash(token.utf8))
+                #expect(read.signingInputDigest == SHA256.hash(signingInput(token).utf8))
+            }
         }
-        #expect(verifier.tokenDigest(ofLine: "{not json") == nil)
+        // The first line read put the header in the cache; the others continued from it.
+        #expect(verifier.headers.count == 1)
+        let notJSON = #expect(throws: VerificationError.self) { try verifier.parse(line: "{not json") }
+        #expect(notJSON?.code == .malformedJWS)
         // Another token with the cached header still verifies through the continued digest,
         // and one whose payload was changed does not.
         _ = try verifier.verifyTransaction(second)

@@ -5,7 +5,7 @@ import TipLedgerCrypto
 import TipLedgerTestSupport
 
 /// Xcode's StoreKit testing: a single self-signed certificate, trusted only when it is in the
-/// trust store and the Xcode environment is accepted (SPEC section 1, last paragraph).
+/// trust store and the Xcode environment is accepted (docs/verification.md, "Xcode").
 @Suite struct LocalTestingTests {
     /// A self-signed stand-in for the "StoreKit Testing in Xcode" certificate, valid around the
     /// reference time; minted once.
@@ -54,7 +54,7 @@ import TipLedgerTestSupport
         #expect(app.kind == .appTransaction && app.environment == .xcode)
     }
 
-    /// Accepted under either name, and verified as Xcode: one environment (SPEC 2).
+    /// Accepted under either name, and verified as Xcode: one environment (docs/verification.md).
     @Test func localTestingIsTreatedLikeXcode() throws {
         let token = try signed(TestPayloads.transaction(["environment": "\"LocalTesting\""]))
         #expect(try verifier().verifyTransaction(token).environment == .xcode)

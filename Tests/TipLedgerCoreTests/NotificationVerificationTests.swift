@@ -4,7 +4,7 @@ import TipLedgerCore
 import TipLedgerCrypto
 import TipLedgerTestSupport
 
-/// Notifications and the signed payloads nested in them (SPEC section 1, step 9), webhook bodies,
+/// Notifications and the signed payloads nested in them (docs/verification.md, step 9), webhook bodies,
 /// and kind detection.
 @Suite struct NotificationVerificationTests {
     private let standard = TestChains.standard

@@ -66,16 +66,21 @@ struct RealVector: Sendable, CustomTestStringConvertible {
 
     func token() throws -> String { try Fixtures.text("real/\(file)") }
 
-    /// The `data.appAppleId` the payload carries, if any.
-    func appAppleId() throws -> Int64? {
-        guard case .object(let data)? = try UnverifiedJWS.parse(try token()).payload["data"],
-            case .integer(let id)? = data["appAppleId"]
-        else { return nil }
-        return id
-    }
+    /// The Apple id of each app whose notifications are vectors, as its verifier is configured:
+    /// written out here, so a token that carried another id would fail rather than set the
+    /// expectation it is checked against.
+    static let appAppleIds: [String: Int64] = [
+        "mock-ca-test-notification.jws": 1234,
+        "production-notification-01.jws": 1_601_830_814,
+        "sandbox-notification-01.jws": 1_470_168_868,
+        "sandbox-notification-02.jws": 1_470_168_868,
+        "sandbox-notification-03.jws": 1_470_168_868,
+        "sandbox-notification-04.jws": 1_470_168_868,
+        "sandbox-notification-05.jws": 1_470_168_868,
+    ]
 
-    /// Its own bundle id and environment accepted, the payload's app Apple id, Apple Root CA - G3
-    /// trusted, the clock at `now`.
+    /// Its own bundle id and environment accepted, its app's Apple id (`appAppleIds`), Apple
+    /// Root CA - G3 trusted, the clock at `now`.
     func verifier(
         trusting roots: [Certificate] = [TrustAnchors.appleRootCAG3], environments: Set<AppStoreEnvironment>? = nil
     )
@@ -88,7 +93,8 @@ struct RealVector: Sendable, CustomTestStringConvertible {
         return Verifier(
             trustStore: try TrustStore(roots: roots),
             policy: VerificationPolicy(
-                bundleIds: [bundleId ?? "com.example.unused"], environments: accepted, appAppleId: try appAppleId()),
+                bundleIds: [bundleId ?? "com.example.unused"], environments: accepted,
+                appAppleId: Self.appAppleIds[file]),
             clock: .fixed(RealVector.now))
     }
 }
@@ -169,8 +175,8 @@ struct RealVector: Sendable, CustomTestStringConvertible {
 
     @Test func productionNotificationCarriesItsVerifiedTransaction() throws {
         let vector = try #require(RealVector.all.first { $0.file == "production-notification-01.jws" })
-        #expect(try vector.appAppleId() == 1_601_830_814)
         let notification = try vector.verifier().verifyNotification(try vector.token())
+        #expect(notification.payload.data?.appAppleId == 1_601_830_814)
         #expect(notification.environment == .production)
         #expect(notification.transaction?.transactionId == "510001261072921")
         #expect(notification.transaction?.jws == (try Fixtures.text("real/production-transaction-01.jws")))

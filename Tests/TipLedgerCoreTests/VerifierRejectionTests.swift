@@ -188,7 +188,7 @@ extension RejectionScenario {
                     subject: [("CN", "tipledger TEST Direct Leaf")], serialNumber: 9,
                     notBefore: standard.leaf.notBefore,
                     notAfter: standard.leaf.notAfter, isCA: false, keyUsage: "critical,digitalSignature",
-                    markerOIDs: [TestPKI.leafMarkerOID]),
+                    markerOIDs: [AppleMarkerOID.receiptSigningLeaf]),
                 subjectKey: key, issuer: (standard.root, standard.rootKey))
             return try TestJWS.sign(
                 header: TestJWS.header(chain: [leaf, standard.root, standard.root]),
@@ -292,8 +292,8 @@ extension RejectionScenario {
             TestJWS.replacingPayload(
                 of: try signed(TestPayloads.transaction()), with: TestPayloads.transaction(["price": "99000"]))
         },
-        // What a payload says is not read as the truth before its signature is checked (SPEC 1,
-        // steps 6 then 7): a swapped-in payload the model would refuse is still a bad signature.
+        // What a payload says is not read as the truth before its signature is checked
+        // (docs/verification.md, steps 6 then 7): a swapped-in payload the model would refuse is still a bad signature.
         RejectionScenario("a payload of no known shape in place of a signed one", .badSignature) {
             TestJWS.replacingPayload(of: try signed(TestPayloads.transaction()), with: #"{"foo":1}"#)
         },
@@ -502,6 +502,7 @@ extension RejectionScenario {
             Issue.record("\(scenario.name): verified")
         case .failure(let error):
             #expect(error.code == scenario.expected, "\(scenario.name)")
+            #expect(error.appleStatus == Self.table[scenario.expected]?.1, "\(scenario.name)")
             #expect(!error.message.isEmpty)
             let header = TestJWS.parts(token)[0]
             if header.count >= 40 {
@@ -554,22 +555,25 @@ extension RejectionScenario {
         #expect(error.message == message)
     }
 
+    /// Each code's name in JSON and Apple's status name for it, as docs/verification.md lists them.
+    static let table: [VerificationError.Code: (String, String)] = [
+        .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
+        .malformedJWS: ("malformed_jws", "INVALID_JWT_FORMAT"),
+        .unsupportedAlgorithm: ("unsupported_algorithm", "INVALID_JWT_FORMAT"),
+        .invalidChainLength: ("invalid_chain_length", "INVALID_CHAIN_LENGTH"),
+        .invalidCertificate: ("invalid_certificate", "INVALID_CERTIFICATE"),
+        .untrustedChain: ("untrusted_chain", "VERIFICATION_FAILURE"),
+        .certificateNotValidAtSignedDate: ("certificate_not_valid_at_signed_date", "VERIFICATION_FAILURE"),
+        .missingAppleOID: ("missing_apple_oid", "VERIFICATION_FAILURE"),
+        .badSignature: ("bad_signature", "VERIFICATION_FAILURE"),
+        .invalidPayload: ("invalid_payload", "INVALID_JWT_FORMAT"),
+        .wrongBundleId: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER"),
+        .wrongAppAppleId: ("wrong_app_apple_id", "INVALID_APP_IDENTIFIER"),
+        .wrongEnvironment: ("wrong_environment", "INVALID_ENVIRONMENT"),
+    ]
+
     @Test func codesAndAppleStatusesAreTheSpecTable() {
-        let table: [VerificationError.Code: (String, String)] = [
-            .tooLarge: ("too_large", "INVALID_JWT_FORMAT"),
-            .malformedJWS: ("malformed_jws", "INVALID_JWT_FORMAT"),
-            .unsupportedAlgorithm: ("unsupported_algorithm", "INVALID_JWT_FORMAT"),
-            .invalidChainLength: ("invalid_chain_length", "INVALID_CHAIN_LENGTH"),
-            .invalidCertificate: ("invalid_certificate", "INVALID_CERTIFICATE"),
-            .untrustedChain: ("untrusted_chain", "VERIFICATION_FAILURE"),
-            .certificateNotValidAtSignedDate: ("certificate_not_valid_at_signed_date", "VERIFICATION_FAILURE"),
-            .missingAppleOID: ("missing_apple_oid", "VERIFICATION_FAILURE"),
-            .badSignature: ("bad_signature", "VERIFICATION_FAILURE"),
-            .invalidPayload: ("invalid_payload", "INVALID_JWT_FORMAT"),
-            .wrongBundleId: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER"),
-            .wrongAppAppleId: ("wrong_app_apple_id", "INVALID_APP_IDENTIFIER"),
-            .wrongEnvironment: ("wrong_environment", "INVALID_ENVIRONMENT"),
-        ]
+        let table = Self.table
         #expect(table.count == VerificationError.Code.allCases.count)
         for code in VerificationError.Code.allCases {
             #expect(code.rawValue == table[code]?.0)

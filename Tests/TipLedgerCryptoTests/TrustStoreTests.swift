@@ -140,8 +140,8 @@ import TipLedgerTestSupport
     }
 
     @Test func brokenVariantsStillChainButLackWhatTheVerifierChecks() throws {
-        let leafMarker = TestPKI.leafMarkerOID
-        let intermediateMarker = TestPKI.intermediateMarkerOID
+        let leafMarker = AppleMarkerOID.receiptSigningLeaf
+        let intermediateMarker = AppleMarkerOID.wwdrIntermediate
         let standard = TestChains.standard
         #expect(
             standard.leaf.hasExtension(oid: leafMarker) && standard.intermediate.hasExtension(oid: intermediateMarker))

@@ -12,9 +12,9 @@ import TipLedgerTestSupport
     let hour = TestLedger.hour
     let reference = TestLedger.reference
 
-    func rejection(_ result: Result<RecordResult, StoreError>) -> VerificationError? {
-        guard case .failure(let error) = result else { return nil }
-        return error.rejection
+    func rejection(_ result: Result<RecordResult, VerificationError>) -> VerificationError? {
+        guard case .failure(let rejection) = result else { return nil }
+        return rejection
     }
 
     @Test func aNewerVersionWithAnotherProductAndPriceIsRejected() throws {

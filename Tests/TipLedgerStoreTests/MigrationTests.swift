@@ -186,7 +186,7 @@ import TipLedgerTestSupport
             around: purchase)
         try database.writeTransaction {
             let results = try RecordWriter(database: database, now: TestLedger.reference).recordEach(
-                [try TestChains.verified(purchase), try TestChains.verified(refund)], tokenDigests: [], finish: true)
+                [try TestChains.verified(purchase), try TestChains.verified(refund)], finish: true)
             #expect(results.allSatisfy { (try? $0.get()) != nil })
         }
         return (database, purchase)

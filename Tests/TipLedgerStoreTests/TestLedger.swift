@@ -45,7 +45,7 @@ final class TestLedger: Sendable {
     }
 
     /// Verifies every token and records them as one batch: one result per item.
-    func results(ofBatch tokens: [String], finish: Bool = true) throws -> [Result<RecordResult, StoreError>] {
+    func results(ofBatch tokens: [String], finish: Bool = true) throws -> [Result<RecordResult, VerificationError>] {
         try ledger.record(try tokens.map { try TestChains.verified($0) }, finish: finish)
     }
 

@@ -15,8 +15,7 @@ import TipLedgerTestSupport
         do {
             _ = try store.ledger.record(payload, finish: true)
             return nil
-        } catch let error as StoreError {
-            let rejection = try #require(error.rejection, "not a rejection: \(error)")
+        } catch let rejection as VerificationError {
             #expect(try store.count("evidence") == 0)
             #expect(try store.count("events") == 0)
             return rejection

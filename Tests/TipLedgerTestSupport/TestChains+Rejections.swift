@@ -2,7 +2,7 @@
 public import TipLedgerCore
 public import TipLedgerCrypto
 
-/// One token per error code of SPEC section 1, for checking that every code comes out of every
+/// One token per error code of docs/verification.md, for checking that every code comes out of every
 /// door (the verifier, `tipledger verify`, the HTTP routes) as it is.
 extension TestChains {
     /// The roots a verifier must trust for `rejectedToken` to be rejected with its code: the

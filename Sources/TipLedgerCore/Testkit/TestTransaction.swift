@@ -87,10 +87,10 @@ extension TestTransaction {
     /// re-sign it with changes (a refund's revocation fields, a newer signedDate). Never use
     /// the result as proof of anything.
     public init(resigning token: String) throws(VerificationError) {
-        let jws = try UnverifiedJWS.parse(token)
+        let members = try UnverifiedJWS.parse(token).payload
         let payload: JWSTransactionDecodedPayload
         do {
-            payload = try JWSTransactionDecodedPayload(PayloadReader(jws.payload))
+            payload = try JWSTransactionDecodedPayload(PayloadReader(members))
         } catch {
             throw VerificationError(.invalidPayload, error.description)
         }
