@@ -19,6 +19,7 @@ public final class ServiceMetrics: Sendable {
         var latency: [String: Histogram] = [:]  // by route
         var apiCalls: [String: Int] = [:]  // "endpoint status"
         var lastSweep: [String: Int64] = [:]  // environment: milliseconds since 1970
+        var writeQueueRefusals = 0
     }
 
     private struct Histogram {
@@ -49,6 +50,11 @@ public final class ServiceMetrics: Sendable {
 
     func countVerification(_ outcome: String) {
         state.withLock { $0.verifications[outcome, default: 0] += 1 }
+    }
+
+    /// Counts a write answered 503 because the ledger's write queue was full.
+    func countWriteQueueRefusal() {
+        state.withLock { $0.writeQueueRefusals += 1 }
     }
 
     func countNotification(type: String) {
@@ -95,6 +101,11 @@ public final class ServiceMetrics: Sendable {
                 "tipledger_ledger_write_failures_total{reason=\"\(fault.rawValue)\"} \(failedWrites[fault, default: 0])"
             )
         }
+        lines.append(
+            "# HELP tipledger_write_queue_refusals_total Writes answered 503 because too many waited for the "
+                + "ledger's writer.")
+        lines.append("# TYPE tipledger_write_queue_refusals_total counter")
+        lines.append("tipledger_write_queue_refusals_total \(state.writeQueueRefusals)")
         lines.append(
             "# HELP tipledger_app_store_api_requests_total Requests to the App Store Server API, by endpoint and "
                 + "status (or the failure when no answer came).")
