@@ -60,6 +60,8 @@ struct ServeCommand: Command {
     let api: APIOptions
     let consumption: ConsumptionPolicy.Flags
     let syncInterval: String?
+    /// The size `serve` keeps the ledger's write-ahead log about (`Ledger.open`).
+    static let logBound = 32 << 20
     /// `--write-queue-limit`, as given (checked against the variable's in `run`).
     let writeQueueLimit: Int?
     static let writeQueueLimits = 1...1_000_000
@@ -158,8 +160,9 @@ struct ServeCommand: Command {
         let metrics = ServiceMetrics()
         let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
-        // 503 soon so the App Store retries, rather than holding the request.
-        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5))
+        // 503 soon so the App Store retries, rather than holding the request. The log is kept
+        // about `logBound` under writes that never stop (docs/performance.md).
+        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5), logBound: Self.logBound)
         let terminal = context.terminal
         let sync = appStore.map { setup in
             ServeSync(
