@@ -78,7 +78,12 @@ struct ConsumptionCommand: Command {
             }
         }
         let listed = try ledger.consumptionRequests(now: now, includeAll: all, environments: environments)
-        list(listed, now: now, drafts: drafts, context)
+        let wouldSend = drafts.compactMapValues { try? $0.get() }
+        let rendering = ConsumptionRendering(requests: listed, now: now, wouldSend: wouldSend, all: all)
+        switch format {
+        case .text: context.terminal.write(rendering.text)
+        case .json, .csv: for line in rendering.jsonLines { context.terminal.line(line) }
+        }
         for (_, result) in results {
             if case .failed(_, let error) = result { throw error.cliError }
         }
@@ -127,60 +132,5 @@ struct ConsumptionCommand: Command {
         case .skipped(let reason):
             context.terminal.line("not answered \(subject): \(reason)")
         }
-    }
-
-    private func list(
-        _ requests: [ConsumptionRequestRecord], now: AppleDate,
-        drafts: [String: Result<String, ConsumptionAnswerer.Unanswerable>], _ context: CommandContext
-    ) {
-        switch format {
-        case .json, .csv:
-            for request in requests {
-                var writer = JSONWriter()
-                writer.object { object in
-                    object.field("environment", request.environment.rawValue)
-                    object.field("transactionId", request.transactionId)
-                    object.field("notificationUUID", request.notificationUUID)
-                    object.field("reason", request.reason)
-                    object.field("requested", request.requested.description)
-                    object.field("deadline", request.deadline.description)
-                    object.field("status", Self.status(of: request, now: now))
-                    object.field("body", request.answer?.body)
-                    object.field("sent", request.answer?.sent.description)
-                    object.field("appleStatus", request.answer?.appleStatus)
-                    object.field("error", request.answer?.error)
-                    if case .success(let body)? = drafts[request.notificationUUID] { object.field("wouldSend", body) }
-                }
-                context.terminal.line(String(decoding: writer.bytes, as: UTF8.self))
-            }
-        case .text:
-            guard !requests.isEmpty else {
-                context.terminal.line(all ? "no consumption requests" : "no consumption requests before their deadline")
-                return
-            }
-            var table = TextTable(headers: ["deadline (UTC)", "environment", "transaction", "reason", "answer"])
-            for request in requests {
-                var answer = Self.status(of: request, now: now)
-                if let sent = request.answer, sent.appleStatus != nil {
-                    answer += " (\(sent.appleStatus!)) \(ISODate.minutes(sent.sent.wholeMilliseconds))"
-                }
-                table.add([
-                    ISODate.minutes(request.deadline.wholeMilliseconds), request.environment.rawValue,
-                    request.transactionId, request.reason ?? "-", answer,
-                ])
-            }
-            context.terminal.write(table.render())
-        }
-    }
-
-    /// `accepted`, `refused`, `sending`, `failed` (tried again), `decided`, `expired` or `open`.
-    static func status(of request: ConsumptionRequestRecord, now: AppleDate) -> String {
-        if let answer = request.answer {
-            if let status = answer.appleStatus { return (200..<300).contains(status) ? "accepted" : "refused" }
-            if answer.error != nil { return request.deadline > now ? "failed" : "expired" }
-            return "sending"
-        }
-        if request.decided { return "decided" }
-        return request.deadline > now ? "open" : "expired"
     }
 }

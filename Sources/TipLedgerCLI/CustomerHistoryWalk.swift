@@ -24,7 +24,7 @@ struct CustomerHistoryWalk {
     struct Page {
         let environment: AppStoreEnvironment
         let number: Int
-        let outcomes: [SignedPayloadIntake.Outcome]
+        let outcomes: [PayloadOutcome]
     }
 
     /// Walks the customer's history in the first environment of `connection` that knows the

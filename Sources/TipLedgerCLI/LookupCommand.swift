@@ -84,61 +84,19 @@ struct LookupCommand: Command {
         let ledger = dryRun ? nil : try context.openLedger(.record)
         let intake = SignedPayloadIntake(verifier: verifier, ledger: ledger)
         let outcomes = try intake.take(tokens, as: .transaction, finish: false, saving: nil)
-        try show(outcomes, ledger: ledger, context)
-        let rejected = outcomes.contains { if case .rejected = $0 { true } else { false } }
-        return rejected ? .rejected : .success
+        show(outcomes, context)
+        return outcomes.contains(where: \.isRejected) ? .rejected : .success
     }
 
     /// Prints each transaction: as a table row with its state in the ledger, or as JSON.
-    private func show(_ outcomes: [SignedPayloadIntake.Outcome], ledger: Ledger?, _ context: CommandContext) throws {
-        var table = TextTable(
-            headers: ["purchased (UTC)", "environment", "transaction", "product", "qty", "price", "outcome"],
-            rightAligned: [4, 5])
-        for outcome in outcomes {
-            switch (outcome, format) {
-            case (.rejected(let error), .text):
-                context.terminal.errorLine("rejected: \(error.code.rawValue) (\(error.appleStatus)): \(error.message)")
-            case (.rejected(let error), _):
-                var writer = JSONWriter()
-                writer.object { object in
-                    object.field("ok", false)
-                    object.field("error", error.code.rawValue)
-                    object.field("appleStatus", error.appleStatus)
-                    object.field("message", error.message)
-                }
-                context.terminal.line(String(decoding: writer.bytes, as: UTF8.self))
-            case (.verified(let payload, let recording), .text):
-                guard let transaction = payload.transaction else { continue }
-                let fields = transaction.payload
-                var result = recording?.outcome.rawValue ?? "verified"
-                if let state = recording?.state { result += " (\(state.rawValue))" }
-                if fields.revocationDate != nil && recording == nil { result += " (refunded)" }
-                table.add([
-                    fields.purchaseDate.map { ISODate.minutes($0.wholeMilliseconds) } ?? "-",
-                    transaction.environment.rawValue, transaction.transactionId ?? "-", fields.productId ?? "-",
-                    String(fields.quantity ?? 1),
-                    fields.price.map { "\(Money.decimal($0, currency: fields.currency)) \(fields.currency ?? "")" }
-                        ?? "-", result,
-                ])
-            case (.verified(let payload, let recording), _):
-                var writer = JSONWriter()
-                writer.object { object in
-                    object.field("ok", true)
-                    object.field("kind", payload.kind.rawValue)
-                    VerifiedPayloadJSON.write(payload, recording: recording, to: &object)
-                    if let fields = payload.transaction?.payload {
-                        object.field("purchaseDate", fields.purchaseDate?.description)
-                        object.field("price", fields.price)
-                        object.field("currency", fields.currency)
-                        object.field("revocationDate", fields.revocationDate?.description)
-                    }
-                }
-                context.terminal.line(String(decoding: writer.bytes, as: UTF8.self))
-            }
-        }
-        if format == .text && !table.rows.isEmpty {
-            context.terminal.write(table.render())
-            if dryRun { context.terminal.line("dry run: nothing recorded") }
+    private func show(_ outcomes: [PayloadOutcome], _ context: CommandContext) {
+        let rendering = LookupRendering(outcomes: outcomes, dryRun: dryRun)
+        switch format {
+        case .text:
+            for line in rendering.rejectionLines { context.terminal.errorLine(line) }
+            context.terminal.write(rendering.text)
+        case .json, .csv:
+            for line in rendering.jsonLines { context.terminal.line(line) }
         }
     }
 }

@@ -35,7 +35,7 @@ struct NotificationSweep {
     /// One page of the sweep, once recorded.
     struct Page {
         let number: Int
-        let outcomes: [SignedPayloadIntake.Outcome]
+        let outcomes: [PayloadOutcome]
     }
 
     let environment: AppStoreEnvironment

@@ -4,6 +4,7 @@ internal import Synchronization
 internal import TipLedgerAppStoreAPI
 internal import TipLedgerCore
 internal import TipLedgerHTTP
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// What `serve` does with the App Store Server API when credentials are configured, on a
@@ -109,7 +110,7 @@ final class ServeSync: Sendable {
                     ?? SyncCursor(environment: environment, walk: .notificationHistory)
                 let plan = try sweep.plan(stored: stored, override: NotificationSweep.Override(), now: now)
                 for note in plan.notes { log("sync: \(note)") }
-                var tally = SyncTally()
+                var tally = OutcomeTally()
                 let cursor = try sweep.run(plan, now: now, shouldStop: { stopping }, note: { log("sync: \($0)") }) {
                     page in
                     tally.count(page.outcomes)
@@ -123,9 +124,8 @@ final class ServeSync: Sendable {
                 }
                 guard !cursor.running else { continue }
                 metrics.syncSweepCompleted(environment: environment.rawValue, at: now.wholeMilliseconds)
-                log(
-                    "sync: \(environment.rawValue): \(tally.total) notifications in \(cursor.pages) "
-                        + "\(cursor.pages == 1 ? "page" : "pages"): \(tally.summary)")
+                let rendering = SyncRendering(walk: .notificationHistory, transactionId: nil)
+                log("sync: " + rendering.summaryText(environment, cursor: cursor, tally: tally, dryRun: false))
             } catch {
                 log("error: sync: \(environment.rawValue): \(error)")
             }

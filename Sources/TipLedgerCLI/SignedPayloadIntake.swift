@@ -16,13 +16,6 @@ struct SignedPayloadIntake: Sendable {
     /// Where payloads are recorded; nil for a dry run.
     let ledger: Ledger?
 
-    /// What became of one token.
-    enum Outcome {
-        case rejected(VerificationError)
-        /// Verified; `recording` is nil in a dry run.
-        case verified(VerifiedPayload, recording: RecordResult?)
-    }
-
     /// Verifies each of `tokens` as `kind` and records those verified, with `cursor` saved in the
     /// same transaction (even when no token verified). One outcome per token, in order.
     ///
@@ -31,8 +24,10 @@ struct SignedPayloadIntake: Sendable {
     ///
     /// - Throws: a store error when the ledger could not record the page; then nothing of it,
     ///   nor the cursor, was written.
-    func take(_ tokens: [String], as kind: PayloadKind, finish: Bool, saving cursor: SyncCursor?) throws -> [Outcome] {
-        var outcomes: [Outcome] = tokens.map { token in
+    func take(_ tokens: [String], as kind: PayloadKind, finish: Bool, saving cursor: SyncCursor?) throws
+        -> [PayloadOutcome]
+    {
+        var outcomes: [PayloadOutcome] = tokens.map { token in
             do throws(VerificationError) {
                 return .verified(try verifier.verifyPayload(token, as: kind), recording: nil)
             } catch {

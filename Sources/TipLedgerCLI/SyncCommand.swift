@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerAppStoreAPI
 internal import TipLedgerCore
+internal import TipLedgerPresentation
 internal import TipLedgerStore
 
 /// `tipledger sync`: puts what Apple holds into the ledger through the App Store Server API —
@@ -135,14 +136,13 @@ struct SyncCommand: Command {
             ?? SyncCursor(environment: sweep.environment, walk: .notificationHistory)
         let plan = try sweep.plan(stored: stored, override: override, now: now)
         for note in plan.notes { context.terminal.errorLine("note: \(note)") }
-        let output = SyncOutput(
-            terminal: context.terminal, format: format, walk: .notificationHistory, transactionId: nil)
-        var tally = SyncTally()
+        let rendering = SyncRendering(walk: .notificationHistory, transactionId: nil)
+        var tally = OutcomeTally()
         let cursor = try sweep.run(plan, now: now, note: { context.terminal.errorLine("note: \($0)") }) { page in
-            output.page(sweep.environment, number: page.number, outcomes: page.outcomes)
+            show(rendering, page: page.number, in: sweep.environment, outcomes: page.outcomes, context.terminal)
             tally.count(page.outcomes)
         }
-        output.summary(sweep.environment, cursor: cursor, tally: tally, dryRun: dryRun)
+        show(rendering, summaryOf: cursor, in: sweep.environment, tally: tally, context.terminal)
         return tally.rejected
     }
 
@@ -151,14 +151,14 @@ struct SyncCommand: Command {
         _ walk: SyncCursor.Walk, _ transactionId: String, connection: AppStoreConnection,
         intake: SignedPayloadIntake, _ context: CommandContext
     ) throws -> Int {
-        let output = SyncOutput(terminal: context.terminal, format: format, walk: walk, transactionId: transactionId)
-        var tally = SyncTally()
+        let rendering = SyncRendering(walk: walk, transactionId: transactionId)
+        var tally = OutcomeTally()
         let walker = CustomerHistoryWalk(walk: walk, transactionId: transactionId, intake: intake, finish: finish)
         let found = try walker.run(
             connection, fromStart: fromStart, now: context.clock.now(),
             note: { context.terminal.errorLine("note: \($0)") }
         ) { page in
-            output.page(page.environment, number: page.number, outcomes: page.outcomes)
+            show(rendering, page: page.number, in: page.environment, outcomes: page.outcomes, context.terminal)
             tally.count(page.outcomes)
         }
         guard let (environment, cursor) = found else {
@@ -166,8 +166,33 @@ struct SyncCommand: Command {
                 .rejected, "Apple knows no transaction \(transactionId) in \(connection.environmentNames)",
                 hint: "give any transaction id of the customer, as the app or a receipt shows it")
         }
-        output.summary(environment, cursor: cursor, tally: tally, dryRun: dryRun)
+        show(rendering, summaryOf: cursor, in: environment, tally: tally, context.terminal)
         return tally.rejected
+    }
+
+    /// Prints what a page held once it is committed, so that a line printed is a page recorded.
+    private func show(
+        _ rendering: SyncRendering, page number: Int, in environment: AppStoreEnvironment,
+        outcomes: [PayloadOutcome], _ terminal: Terminal
+    ) {
+        let lines =
+            format == .text
+            ? rendering.pageText(environment, number: number, outcomes: outcomes)
+            : rendering.pageJSON(environment, number: number, outcomes: outcomes)
+        for line in lines { terminal.line(line) }
+        terminal.flush()
+    }
+
+    /// Prints the end of a walk.
+    private func show(
+        _ rendering: SyncRendering, summaryOf cursor: SyncCursor, in environment: AppStoreEnvironment,
+        tally: OutcomeTally, _ terminal: Terminal
+    ) {
+        terminal.line(
+            format == .text
+                ? rendering.summaryText(environment, cursor: cursor, tally: tally, dryRun: dryRun)
+                : rendering.summaryJSON(environment, cursor: cursor, tally: tally, dryRun: dryRun))
+        terminal.flush()
     }
 
     /// A time for `--since` or `--until`: a date, a timestamp, or a span before `now` (`7d`,

@@ -2,9 +2,9 @@
 internal import TipLedgerCore
 
 /// Short UTC timestamps for tables.
-package enum ISODate {
+enum ISODate {
     /// `2025-10-01 07:08` for milliseconds since 1970.
-    package static func minutes(_ milliseconds: Int64) -> String {
+    static func minutes(_ milliseconds: Int64) -> String {
         let text = AppleDate(wholeMilliseconds: milliseconds).description  // 2025-10-01T07:08:38.835Z
         return String(text.prefix(16)).replacingOccurrences(of: "T", with: " ")
     }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 
 /// Amounts in milliunits shown as decimal currency amounts, exactly (no floating point).
-package enum Money {
+enum Money {
     /// The amount as `currency` is written: whole yen, cents for most others, with the third
     /// decimal of a milliunit when the amount has one (a prorated refund).
-    package static func decimal(_ milli: Int64, currency: String?) -> String {
+    static func decimal(_ milli: Int64, currency: String?) -> String {
         decimal(milli, decimals: decimals(for: [milli], currency: currency))
     }
 

@@ -2,22 +2,22 @@
 internal import TipLedgerCore
 
 /// A plain-text table with columns padded to their widest cell; numbers right-aligned.
-package struct TextTable {
+struct TextTable {
     let headers: [String]
     /// Indexes of right-aligned (numeric) columns.
     let rightAligned: Set<Int>
-    package private(set) var rows: [[String]] = []
+    private(set) var rows: [[String]] = []
 
-    package init(headers: [String], rightAligned: Set<Int> = []) {
+    init(headers: [String], rightAligned: Set<Int> = []) {
         self.headers = headers
         self.rightAligned = rightAligned
     }
 
     /// Adds a row; its cells are escaped (`PrintableText`): they hold signed fields and
     /// catalog names, which may carry anything.
-    package mutating func add(_ row: [String]) { rows.append(row.map { PrintableText.escaped($0) }) }
+    mutating func add(_ row: [String]) { rows.append(row.map { PrintableText.escaped($0) }) }
 
-    package func render(indent: String = "") -> String {
+    func render(indent: String = "") -> String {
         let all = [headers] + rows
         let widths = headers.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in

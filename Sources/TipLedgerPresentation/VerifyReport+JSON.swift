@@ -11,10 +11,7 @@ extension VerifyReport {
             object.field("line", line)
             switch body {
             case .rejected(let error):
-                object.field("ok", false)
-                object.field("error", error.code.rawValue)
-                object.field("appleStatus", error.appleStatus)
-                object.field("message", error.message)
+                RejectionJSON.write(error, to: &object)
             case .verified(let payload, let recording):
                 object.field("ok", true)
                 object.field("kind", payload.kind.rawValue)

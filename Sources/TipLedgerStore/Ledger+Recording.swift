@@ -7,9 +7,10 @@ extension Ledger {
         .invalidPayload, "the transaction has no transactionId, so it cannot be recorded")
 
     /// Whether `text` is an account as the ledger keeps it, an `appAccountToken`: a UUID, in
-    /// any letter case. `restore --account` and `GET /v1/accounts/{uuid}/transactions` take one.
+    /// any letter case, by the rule the verifier reads the signed field with.
+    /// `restore --account` and `GET /v1/accounts/{uuid}/transactions` take one.
     public static func isAccountToken(_ text: String) -> Bool {
-        UUID(uuidString: text) != nil
+        PayloadReader.isUUID(text)
     }
 
     /// Whether `id` can key a transaction: 1 to 64 printable ASCII characters without spaces.

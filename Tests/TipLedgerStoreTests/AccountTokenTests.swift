@@ -13,6 +13,9 @@ import TipLedgerStore
     @Test(arguments: [
         "", "7e3fb20b4cdb47cc936d99d65f608138", "7e3fb20b-4cdb-47cc-936d-99d65f60813",
         "{7e3fb20b-4cdb-47cc-936d-99d65f608138}", "7e3fb20b-4cdb-47cc-936d-99d65f60813g", "someone@example.com",
+        // Shapes a scanf-based parser takes: a sign, a hex prefix, leading blanks.
+        "+e3fb20b-4cdb-47cc-936d-99d65f608138", "0x3fb20b-4cdb-47cc-936d-99d65f608138",
+        " 7e3fb20b-4cdb-47cc-936d-99d65f60813",
     ])
     func anythingElseIsNot(_ text: String) {
         #expect(!Ledger.isAccountToken(text))

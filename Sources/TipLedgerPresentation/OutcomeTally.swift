@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import TipLedgerCore
+public import TipLedgerStore
 
 /// What became of the signed payloads of a page or a whole walk, counted by outcome: the
 /// recording outcomes of `verify` (`applied`, `recorded`, `updated`, `duplicate`,
 /// `not_recorded`), `verified` in a dry run, and `rejected`.
-struct SyncTally {
+public struct OutcomeTally: Sendable {
     /// The outcomes in the order they are told.
     static let outcomes = ["applied", "recorded", "updated", "duplicate", "not_recorded", "verified", "rejected"]
 
-    private(set) var counts: [String: Int] = [:]
+    private var counts: [String: Int] = [:]
 
-    var total: Int { counts.values.reduce(0, +) }
-    var rejected: Int { counts["rejected", default: 0] }
+    public init() {}
 
-    mutating func count(_ outcomes: [SignedPayloadIntake.Outcome]) {
+    public var total: Int { counts.values.reduce(0, +) }
+    public var rejected: Int { counts["rejected", default: 0] }
+
+    public mutating func count(_ outcomes: [PayloadOutcome]) {
         for outcome in outcomes {
             switch outcome {
             case .rejected: counts["rejected", default: 0] += 1
@@ -22,12 +25,8 @@ struct SyncTally {
         }
     }
 
-    mutating func add(_ other: SyncTally) {
-        counts.merge(other.counts, uniquingKeysWith: +)
-    }
-
     /// `12 applied, 3 duplicate, 1 rejected`; `none` when nothing was counted.
-    var summary: String {
+    public var summary: String {
         let parts = Self.outcomes.compactMap { outcome in counts[outcome].map { "\($0) \(outcome)" } }
         return parts.isEmpty ? "none" : parts.joined(separator: ", ")
     }
