@@ -73,8 +73,9 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
-    /// every fault listed, so a rate can be taken from the first failure on.
-    public func render(failedWrites: [LedgerFault: Int] = [:]) -> String {
+    /// every fault listed, so a rate can be taken from the first failure on, and the groups the
+    /// write routes' payloads were recorded in (`GroupCommitter.groupsWritten`).
+    public func render(failedWrites: [LedgerFault: Int] = [:], writeGroups: Int = 0) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
@@ -106,6 +107,11 @@ public final class ServiceMetrics: Sendable {
                 + "ledger's writer.")
         lines.append("# TYPE tipledger_write_queue_refusals_total counter")
         lines.append("tipledger_write_queue_refusals_total \(state.writeQueueRefusals)")
+        lines.append(
+            "# HELP tipledger_write_groups_total Transactions the write routes' payloads were recorded in, "
+                + "committed or failed.")
+        lines.append("# TYPE tipledger_write_groups_total counter")
+        lines.append("tipledger_write_groups_total \(writeGroups)")
         lines.append(
             "# HELP tipledger_app_store_api_requests_total Requests to the App Store Server API, by endpoint and "
                 + "status (or the failure when no answer came).")

@@ -142,7 +142,7 @@ public final class TipLedgerService: Sendable {
                 method == "GET"
                 ? parameterless {
                     .text(
-                        metrics.render(failedWrites: ledger.health.failedWrites),
+                        metrics.render(failedWrites: ledger.health.failedWrites, writeGroups: committer.groupsWritten),
                         contentType: "text/plain; version=0.0.4")
                 }
                 : Self.methodNotAllowed("GET")

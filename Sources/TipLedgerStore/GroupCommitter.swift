@@ -52,6 +52,10 @@ public final class GroupCommitter: Sendable {
     /// Groups committed (or failed) so far.
     let groups = Atomic(0)
 
+    /// The groups written so far, committed or failed: the payloads recorded over this is the
+    /// mean group.
+    public var groupsWritten: Int { groups.load(ordering: .relaxed) }
+
     public init(ledger: Ledger, finish: Bool, queueLimit: Int = GroupCommitter.defaultQueueLimit) {
         precondition(queueLimit >= 1, "a queue that holds nothing refuses everything")
         self.ledger = ledger

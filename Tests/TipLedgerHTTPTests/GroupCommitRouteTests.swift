@@ -53,6 +53,12 @@ import TipLedgerTestSupport
         let recorded = try harness.ledger.texts("SELECT transaction_id FROM transactions ORDER BY transaction_id")
         #expect(recorded == [0, 1, 3, 4, 5].map { String(2_000_000_000_400 + $0) })
         #expect(try harness.ledger.texts("SELECT notification_uuid FROM notifications").count == 1)
+        // The writer took at most one group before the others waited together.
+        let metrics = harness.request("GET", "/metrics").bodyText
+        #expect(
+            metrics.contains("tipledger_write_groups_total 1\n")
+                || metrics.contains("tipledger_write_groups_total 2\n"),
+            "\(metrics)")
     }
 
     @Test func pastTheWriteQueueLimitAWriteIsAnswered503WithRetryAfterAndCounted() throws {
