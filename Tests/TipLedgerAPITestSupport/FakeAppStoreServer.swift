@@ -105,10 +105,6 @@ final class FakeServerState: Sendable {
     private let check: BearerTokenCheck
     private let clock: WallClock?
 
-    /// The longest a stalled request waits unreleased, so a test that forgets to release does not
-    /// hang the suite.
-    private static let stallLimit: DispatchTimeInterval = .seconds(60)
-
     init(check: BearerTokenCheck, clock: WallClock?) {
         self.check = check
         self.clock = clock
@@ -151,7 +147,7 @@ final class FakeServerState: Sendable {
         guard let reply else {
             return refuse(FakeRejection("no reply is scripted for \(endpoint.rawValue)"), HTTPResponse(status: 500))
         }
-        if case .stall = reply { stall() }
+        if case .stall(let limit) = reply { stall(upTo: limit) }
         return reply.response
     }
 
@@ -173,13 +169,15 @@ final class FakeServerState: Sendable {
         refuse(rejection, FakeReply.appleError(status: 400, code: rejection.code, message: rejection.reason).response)
     }
 
-    /// Waits until the stalled requests are released.
-    private func stall() {
+    /// Waits until the stalled requests are released, or `limit` passes (so a test that forgets
+    /// to release does not hang the suite).
+    private func stall(upTo limit: Duration) {
         let gate = DispatchSemaphore(value: 0)
         let released = locked.withLock { state in
             if !state.stallsReleased { state.stalled.append(gate) }
             return state.stallsReleased
         }
-        if !released { _ = gate.wait(timeout: .now() + Self.stallLimit) }
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        if !released { _ = gate.wait(timeout: .now() + seconds) }
     }
 }

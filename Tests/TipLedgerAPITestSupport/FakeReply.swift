@@ -17,8 +17,10 @@ public enum FakeReply: Sendable {
     case empty(status: Int)
     /// Any bytes: a malformed or oversized body.
     case bytes([UInt8], status: Int = 200, contentType: String = "application/json")
-    /// No answer until the fake releases its stalled requests or stops: past a client's timeout.
-    case stall
+    /// No answer until the fake releases its stalled requests or stops, or `upTo` passes: past a
+    /// client's timeout. The server's worker waits meanwhile, and with it any connection the
+    /// server hands that worker, so a client that goes on after a timeout wants a bound.
+    case stall(upTo: Duration = .seconds(60))
 
     /// The HTTP answer; `stall` is handled by the server.
     var response: HTTPResponse {

@@ -199,14 +199,15 @@ import TipLedgerCore
         let heard = Mutex<[APIExchange]>([])
         let harness = try APIHarness()
         // Long enough for every answer but the stalled one to arrive, TLS handshake included, on a
-        // machine busy with other tests.
+        // machine busy with other tests; the stall ends a second after it, for the answer after
+        // it may be handed to the stalled worker.
         let client = try harness.client { $0.requestTimeout = .seconds(3) }
         let observed = try AppStoreServerAPIClient(
             credentials: try harness.account.credentials(), configuration: client.configuration,
             clock: apiClock(harness.clock), observer: { exchange in heard.withLock { $0.append(exchange) } })
         let retryAt = harness.clock.now.wholeMilliseconds + 1000
         harness.fake.reply(
-            .empty(status: 503), .rateLimited(retryAfter: String(retryAt)), .stall,
+            .empty(status: 503), .rateLimited(retryAfter: String(retryAt)), .stall(upTo: .seconds(4)),
             .fixture("transactionInfoResponse.json"))
         _ = try observed.transactionInfo(transactionId: "1234")
         harness.fake.releaseStalled()

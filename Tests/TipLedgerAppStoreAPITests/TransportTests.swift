@@ -51,7 +51,7 @@ import TipLedgerHTTP
             $0.maximumAttempts = 2
         }
         defer { harness.fake.releaseStalled() }
-        harness.fake.respond { _ in .stall }
+        harness.fake.respond { _ in .stall() }
         let error = try #require(apiError { try harness.client.transactionInfo(transactionId: "1234") })
 
         #expect(error.code == .timedOut)
