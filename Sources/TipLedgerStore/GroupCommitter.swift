@@ -26,9 +26,10 @@ public final class GroupCommitter: Sendable {
     /// answered in steps rather than all after one long commit.
     public static let largestGroup = 1024
 
-    /// The default `queueLimit`: about a tenth of a second of the writer's work at the rate a
-    /// 2-core machine records (docs/performance.md), well past what its workers verify while
-    /// one commit runs.
+    /// The default `queueLimit`: well past what the workers verify while one commit runs, so
+    /// only a writer that has fallen behind (a slow disk, another process holding the write
+    /// lock) reaches it, and short enough that what waits is answered within a fraction of a
+    /// second at the rates of docs/performance.md.
     public static let defaultQueueLimit = 1024
 
     private struct Waiting {
