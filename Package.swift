@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(
             name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // zlib decodes the screenshots of the report page the browser tests take.
+        .systemLibrary(name: "CZlib", path: "Tests/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "TipLedgerCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "TipLedgerCore", dependencies: ["TipLedgerCrypto"], swiftSettings: strict),
@@ -73,7 +75,8 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TipLedgerPresentationTests",
-            dependencies: ["TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"], swiftSettings: strict),
+            dependencies: ["TipLedgerTestSupport", "TipLedgerPresentation", "TipLedgerStore", "TipLedgerCore"],
+            swiftSettings: strict),
         .testTarget(
             name: "TipLedgerHTTPTests",
             dependencies: [
@@ -85,7 +88,7 @@ let package = Package(
             name: "TipLedgerCLITests",
             dependencies: [
                 "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCLI", "TipLedgerCore", "TipLedgerCrypto",
-                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
+                "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP", "CZlib",
             ],
             exclude: ["Golden"], swiftSettings: strict),
         .testTarget(

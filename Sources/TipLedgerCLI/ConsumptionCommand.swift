@@ -82,7 +82,7 @@ struct ConsumptionCommand: Command {
         let rendering = ConsumptionRendering(requests: listed, now: now, wouldSend: wouldSend, all: all)
         switch format {
         case .text: context.terminal.write(rendering.text)
-        case .json, .csv: for line in rendering.jsonLines { context.terminal.line(line) }
+        case .json, .csv, .html: for line in rendering.jsonLines { context.terminal.line(line) }
         }
         for (_, result) in results {
             if case .failed(_, let error) = result { throw error.cliError }

@@ -42,7 +42,7 @@ struct FinishCommand: Command {
         let results = try ledger.finish(transactionIds, environments: environments)
         let rendering = FinishRendering(results: results)
         switch format {
-        case .json, .csv: rendering.jsonLines.forEach(context.terminal.line)
+        case .json, .csv, .html: rendering.jsonLines.forEach(context.terminal.line)
         case .text: rendering.textLines.forEach(context.terminal.line)
         }
         return results.contains { $0.outcome == .notFound } ? .rejected : .success

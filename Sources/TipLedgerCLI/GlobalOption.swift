@@ -42,7 +42,7 @@ struct GlobalOption: Sendable {
         flag: "--catalog", metavar: "FILE", variable: "TIPLEDGER_CATALOG",
         help: ["Xcode .storekit file for product names and prices", "[TIPLEDGER_CATALOG]"])
     static let format = GlobalOption(
-        flag: "--format", metavar: "FORMAT", variable: nil, help: ["text or json (report also takes csv)"])
+        flag: "--format", metavar: "FORMAT", variable: nil, help: ["text or json (report also takes csv and html)"])
 
     /// Every global option that takes a value, in the order the usage lists them.
     static let all = [database, bundleIds, environments, appAppleId, root, keys, catalog, format]

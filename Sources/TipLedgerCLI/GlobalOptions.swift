@@ -8,7 +8,7 @@ internal import TipLedgerCrypto
 struct GlobalOptions {
     /// Output format names a command may accept.
     enum Format: String {
-        case text, json, csv
+        case text, json, csv, html
     }
 
     var databasePath: String
@@ -98,7 +98,7 @@ struct GlobalOptions {
         let formatName = try setting(.format) ?? "text"
         guard let format = Format(rawValue: formatName) else {
             throw CLIError.usage(
-                "--format must be text, json or csv, not '\(formatName)'", command: scanner.command)
+                "--format must be text, json, csv or html, not '\(formatName)'", command: scanner.command)
         }
         self.format = format
     }

@@ -95,7 +95,7 @@ struct LookupCommand: Command {
         case .text:
             for line in rendering.rejectionLines { context.terminal.errorLine(line) }
             context.terminal.write(rendering.text)
-        case .json, .csv:
+        case .json, .csv, .html:
             for line in rendering.jsonLines { context.terminal.line(line) }
         }
     }

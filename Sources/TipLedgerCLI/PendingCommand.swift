@@ -27,11 +27,11 @@ struct PendingCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let rendering = PendingRendering(
             transactions: try ledger.pending(environments: environments), catalog: catalog)
         switch format {
-        case .json, .csv: context.terminal.line(rendering.json)
+        case .json, .csv, .html: context.terminal.line(rendering.json)
         case .text: context.terminal.write(rendering.text)
         }
         return .success

@@ -23,9 +23,15 @@ struct ReportCommand: Command {
                               e.g. 0.15 or 15% (an estimate: taxes and rounding differ)
           --environment LIST  only these environments (default: TIPLEDGER_ENVIRONMENT's when
                               it is set, else all in the ledger)
-          --format FORMAT     text, json or csv (csv holds the rows alone: one table, without
-                              the consumption requests; a text cell starting with = + - or @
-                              gets a leading ' so that a spreadsheet does not run it)
+          --format FORMAT     text, json, csv or html (csv holds the rows alone: one table,
+                              without the consumption requests; a text cell starting with
+                              = + - or @ gets a leading ' so that a spreadsheet does not run it)
+
+        --format html writes one page to open in a browser: headline figures per currency,
+        charts of net tips over time (by day, week or month), per tier and storefront, and of
+        supporters (account ids shortened), the table and the open consumption requests. It
+        needs no script and makes no request. Redirect it to a file:
+          tipledger report --format html --commission 15% > tips.html
 
         """
 
@@ -45,19 +51,31 @@ struct ReportCommand: Command {
             throw CLIError.usage(
                 "--\(error.parameter) takes \(error.expected), not '\(error.given)'", command: Self.name)
         }
-        format = try globals.format(allowing: [.text, .json, .csv], command: Self.name)
+        format = try globals.format(allowing: [.text, .json, .csv, .html], command: Self.name)
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
+        // Like gzip, which writes no compressed data to a terminal: a page of markup scrolling
+        // by is of no use to anyone.
+        if format == .html && context.terminal.outputIsTerminal {
+            throw CLIError(
+                .usage, "the page is HTML for a browser; redirect it to a file",
+                hint: "tipledger report --format html > tips.html, then open tips.html")
+        }
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
-        let report = try ledger.report(query, now: context.clock.now().wholeMilliseconds)
-        let rendering = ReportRendering(
-            report: report, grouping: query.grouping, commission: commission, catalog: catalog)
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
+        let now = context.clock.now().wholeMilliseconds
+        func rendering(_ report: Report) -> ReportRendering {
+            ReportRendering(report: report, grouping: query.grouping, commission: commission, catalog: catalog)
+        }
         switch format {
-        case .json: context.terminal.line(rendering.json)
-        case .csv: context.terminal.write(rendering.csv)
-        case .text: context.terminal.write(rendering.text)
+        case .html:
+            let overview = try ledger.overview(
+                query, now: now, rowLimit: ReportRendering.pageRows, supporters: ReportRendering.pageSupporters)
+            context.terminal.write(rendering(overview.report).html(overview, query: query, generated: now))
+        case .json: context.terminal.line(rendering(try ledger.report(query, now: now)).json)
+        case .csv: context.terminal.write(rendering(try ledger.report(query, now: now)).csv)
+        case .text: context.terminal.write(rendering(try ledger.report(query, now: now)).text)
         }
         return .success
     }

@@ -57,7 +57,7 @@ struct RestoreCommand: Command {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let ledger = try context.openLedger(.read)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let restore: Restore
         switch key {
         case .account(let account):
@@ -67,7 +67,7 @@ struct RestoreCommand: Command {
         }
         let rendering = RestoreRendering(restore: restore, key: key, catalog: catalog)
         switch format {
-        case .json, .csv: context.terminal.line(rendering.json)
+        case .json, .csv, .html: context.terminal.line(rendering.json)
         case .text: context.terminal.write(rendering.text)
         }
         return .success

@@ -90,7 +90,7 @@ struct ReverifyCommand: Command {
     /// Prints what the audit found: one JSON object, or lines of text.
     private func show(_ rendering: AuditRendering, on terminal: Terminal) {
         switch format {
-        case .json, .csv: terminal.line(rendering.json)
+        case .json, .csv, .html: terminal.line(rendering.json)
         case .text: rendering.textLines.forEach(terminal.line)
         }
     }

@@ -155,7 +155,7 @@ struct ServeCommand: Command {
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let queueLimit = try writeQueueLimit ?? Self.writeQueueLimit(context.environment["TIPLEDGER_WRITE_QUEUE_LIMIT"])
         let metrics = ServiceMetrics()
         let appStore = try appStoreSetup(context, metrics: metrics)

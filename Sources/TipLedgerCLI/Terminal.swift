@@ -33,11 +33,14 @@ public final class Terminal: Sendable {
     private let buffers = Mutex(Buffers())
     /// Whether standard error is a terminal (progress is shown only then).
     public let errorIsTerminal: Bool
+    /// Whether standard output is a terminal (a page of HTML is not written to one).
+    public let outputIsTerminal: Bool
 
     public init(out: Sink, err: Sink) {
         self.outSink = out
         self.errSink = err
         if case .fileDescriptor(let fd) = err { errorIsTerminal = isatty(fd) == 1 } else { errorIsTerminal = false }
+        if case .fileDescriptor(let fd) = out { outputIsTerminal = isatty(fd) == 1 } else { outputIsTerminal = false }
     }
 
     /// The process's own standard output and error.

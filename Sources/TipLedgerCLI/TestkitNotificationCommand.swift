@@ -117,7 +117,8 @@ struct TestkitNotificationCommand: Command {
     ) throws -> TestTransaction {
         guard var token = transactionToken else {
             return try options.transaction(
-                bundleId: bundleId, environment: environment, catalog: try context.globals.loadCatalog(),
+                bundleId: bundleId, environment: environment,
+                catalog: try context.globals.loadCatalog(warningsTo: context.terminal),
                 now: context.clock.now().wholeMilliseconds, random: &random)
         }
         if token == "-" {

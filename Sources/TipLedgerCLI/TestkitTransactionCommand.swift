@@ -51,7 +51,7 @@ struct TestkitTransactionCommand: Command {
                 "testkit transaction needs --keys DIR (made by 'testkit init')", command: TestkitCommand.name)
         }
         let signer = try TestkitKeys.signer(from: keys)
-        let catalog = try context.globals.loadCatalog()
+        let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
         let bundleId = TestkitCommand.bundleId(context.globals)
         let environment = try TestkitCommand.environment(context.globals)
         let now = context.clock.now().wholeMilliseconds

@@ -93,7 +93,7 @@ struct VerifyCommand: Command {
                         hints.note(error)
                     }
                     switch format {
-                    case .json, .csv: report.appendJSON(to: &pending.bytes)
+                    case .json, .csv, .html: report.appendJSON(to: &pending.bytes)
                     case .text: report.appendText(to: &pending.bytes)
                     }
                     tally.count(accepted: report.accepted)

@@ -9,7 +9,10 @@ public struct StoreKitCatalog: Sendable {
     public struct Product: Sendable, Equatable {
         public let productId: String
         package let referenceName: String?
-        /// The first localization's display name, or nil.
+        /// The name to show beside the id, never empty: the display name of the catalog's own
+        /// locale (`settings._locale`), else the first display name of any localization that is
+        /// not blank, else the reference name; nil when all of them are blank. An app sold in
+        /// Japan leaves its en_US names empty, and a catalog may name only some locales.
         public let displayName: String?
         /// `displayPrice` in milliunits (`"0.99"` → 990).
         public let priceMilli: Int64
@@ -32,6 +35,8 @@ public struct StoreKitCatalog: Sendable {
     public let products: [Product]
     /// The storefront the file's prices are for (`settings._storefront`), e.g. `USA`.
     public let storefront: String?
+    /// The locale the file is written for (`settings._locale`), e.g. `en_US` or `ja`.
+    package let locale: String?
 
     /// Why a catalog could not be read.
     public struct Error: Swift.Error, Sendable, CustomStringConvertible {
@@ -65,9 +70,11 @@ public struct StoreKitCatalog: Sendable {
         else {
             throw Error(description: "the file has no \"products\"; is it an Xcode .storekit file?")
         }
+        let settings = root["settings"]?.objectValue
+        let locale = settings?["_locale"]?.stringValue
         var products: [Product] = []
         for (index, entry) in entries.enumerated() {
-            products.append(try Self.product(entry, index: index))
+            products.append(try Self.product(entry, index: index, locale: locale))
         }
         guard !products.isEmpty else { throw Error(description: "the catalog has no products") }
         var seen: Set<String> = []
@@ -75,10 +82,11 @@ public struct StoreKitCatalog: Sendable {
             throw Error(description: "product \(product.productId) appears twice")
         }
         self.products = products
-        storefront = root["settings"]?.objectValue?["_storefront"]?.stringValue
+        self.locale = locale
+        storefront = settings?["_storefront"]?.stringValue
     }
 
-    private static func product(_ entry: JSONValue, index: Int) throws(Error) -> Product {
+    private static func product(_ entry: JSONValue, index: Int, locale: String?) throws(Error) -> Product {
         guard let fields = entry.objectValue else { throw Error(description: "product \(index + 1) is not an object") }
         guard let id = fields["productID"]?.stringValue, !id.isEmpty else {
             throw Error(description: "product \(index + 1) has no productID")
@@ -86,13 +94,54 @@ public struct StoreKitCatalog: Sendable {
         guard let priceText = fields["displayPrice"]?.stringValue, let price = decimalMilliunits(priceText) else {
             throw Error(description: "product \(id) has no displayPrice like \"0.99\"")
         }
-        var displayName: String? = nil
-        if case .array(let localizations)? = fields["localizations"] {
-            displayName = localizations.lazy.compactMap { $0.objectValue?["displayName"]?.stringValue }.first
+        var localizations: [(locale: String?, name: String)] = []
+        if case .array(let entries)? = fields["localizations"] {
+            localizations = entries.compactMap { entry in
+                guard let fields = entry.objectValue, let name = fields["displayName"]?.stringValue else { return nil }
+                return (fields["locale"]?.stringValue, name)
+            }
         }
+        let referenceName = fields["referenceName"]?.stringValue
         return Product(
-            productId: id, referenceName: fields["referenceName"]?.stringValue, displayName: displayName,
-            priceMilli: price, type: fields["type"]?.stringValue)
+            productId: id, referenceName: referenceName,
+            displayName: displayName(localizations, locale: locale, referenceName: referenceName), priceMilli: price,
+            type: fields["type"]?.stringValue)
+    }
+
+    /// The name of the localization for `locale` (the same language will do: `ja_JP` for `ja`),
+    /// else of the first one whose name is not blank, else `referenceName`; nil when all are blank.
+    static func displayName(
+        _ localizations: [(locale: String?, name: String)], locale: String?, referenceName: String?
+    ) -> String? {
+        let named = localizations.filter { !isBlank($0.name) }
+        let own = locale.flatMap { locale in
+            named.first { $0.locale == locale }
+                ?? named.first { $0.locale.map { language(of: $0) } == language(of: locale) }
+        }
+        if let name = (own ?? named.first)?.name { return name }
+        return referenceName.flatMap { isBlank($0) ? nil : $0 }
+    }
+
+    /// `ja` for `ja_JP`, `ja-JP` or `ja`, in lower case.
+    private static func language(of locale: String) -> String {
+        String(locale.prefix { $0 != "_" && $0 != "-" }).lowercased()
+    }
+
+    private static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy { $0.properties.isWhitespace }
+    }
+
+    /// Display names that two or more products share, each with those products' ids in the
+    /// file's order: a report could not tell them apart by name. Names compare as written.
+    public var sharedDisplayNames: [(name: String, productIds: [String])] {
+        var ids: [String: [String]] = [:]
+        var order: [String] = []
+        for product in products {
+            guard let name = product.displayName else { continue }
+            if ids[name] == nil { order.append(name) }
+            ids[name, default: []].append(product.productId)
+        }
+        return order.compactMap { name in ids[name].flatMap { $0.count > 1 ? (name, $0) : nil } }
     }
 
     /// The product with `productId`, or nil.

@@ -2,7 +2,8 @@
 internal import TipLedgerCrypto
 
 /// The query routes' credential: one `Authorization` field carrying the configured token with
-/// the bearer scheme (RFC 6750 section 2.1), compared in constant time.
+/// the bearer scheme (RFC 6750 section 2.1) or, for the report page a browser opens, as the
+/// password of a Basic credential (`BasicCredentials`); compared in constant time.
 struct BearerAuthorization: Sendable {
     private let token: [UInt8]
 
@@ -10,8 +11,8 @@ struct BearerAuthorization: Sendable {
         self.token = Array(token.utf8)
     }
 
-    /// Whether `headers` carry the token.
-    func admits(_ headers: HTTPHeaders) -> Bool {
+    /// Whether `headers` carry the token; with `basic`, as a Basic password too.
+    func admits(_ headers: HTTPHeaders, basic: Bool = false) -> Bool {
         // Two Authorization fields (a proxy adding one to the client's) name no one credential.
         let fields = headers.values(for: "Authorization")
         // Whitespace after a field's value is not part of it (RFC 9112 section 5.1), though
@@ -25,7 +26,10 @@ struct BearerAuthorization: Sendable {
         let hasScheme =
             header.count > scheme.count && header[scheme.count] == 0x20
             && HTTPSyntax.equalIgnoringASCIICase(header.prefix(scheme.count), scheme)
-        let given = hasScheme ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 }) : []
+        let given =
+            hasScheme
+            ? Array(header.dropFirst(scheme.count).drop { $0 == 0x20 })
+            : basic ? BasicCredentials.password(in: header) ?? [] : []
         return !given.isEmpty && ConstantTime.equals(given, token)
     }
 
@@ -33,6 +37,13 @@ struct BearerAuthorization: Sendable {
     static let challenge: HTTPResponse = {
         var response = HTTPResponse.error(.unauthorized, "a valid bearer token is required")
         response.headers.set("WWW-Authenticate", "Bearer realm=\"tipledger\"")
+        return response
+    }()
+
+    /// The answer to a browser without the token: the Basic challenge makes it ask for one.
+    static let basicChallenge: HTTPResponse = {
+        var response = HTTPResponse.error(.unauthorized, "the API token is required")
+        response.headers.set("WWW-Authenticate", BasicCredentials.challenge)
         return response
     }()
 }

@@ -5,7 +5,7 @@ internal import TipLedgerStore
 /// that knows the paths' shape: the service dispatches on it, `/metrics` labels by it, and the
 /// access log masks by it.
 enum Route: Equatable {
-    case notifications, transactions, report, healthz, metrics, unknown
+    case notifications, transactions, report, reportPage, healthz, metrics, unknown
     /// `/v1/accounts/{account}/transactions`.
     case accounts(String)
 
@@ -19,6 +19,7 @@ enum Route: Equatable {
         where parts.count == 4 && parts[0] == "v1" && parts[1] == "accounts" && parts[3] == "transactions":
             self = .accounts(parts[2])
         case ["v1", "report"]: self = .report
+        case ["v1", "report.html"]: self = .reportPage
         case ["healthz"]: self = .healthz
         case ["metrics"]: self = .metrics
         default: self = .unknown
@@ -32,6 +33,7 @@ enum Route: Equatable {
         case .transactions: "transactions"
         case .accounts: "accounts"
         case .report: "report"
+        case .reportPage: "report_page"
         case .healthz: "healthz"
         case .metrics: "metrics"
         case .unknown: "unknown"

@@ -3,16 +3,21 @@ internal import TipLedgerCore
 internal import TipLedgerPresentation
 internal import TipLedgerStore
 
-/// The query routes, restore and report: they exist only with an API token configured, answer
-/// GET and HEAD, need the token, and refuse a parameter they do not take.
+/// The query routes, restore, report and the report page: they exist only with an API token
+/// configured, answer GET and HEAD, need the token, and refuse a parameter they do not take.
 extension TipLedgerService {
     /// A query route: it exists only with an API token configured (404 for every method
     /// otherwise, so it cannot be told apart from a path that never existed), answers GET and
-    /// HEAD, and needs the token.
-    func query(_ request: HTTPRequest, method: String, _ body: () -> HTTPResponse) -> HTTPResponse {
+    /// HEAD, and needs the token (with `basic`, a Basic password does too: a browser's way).
+    func query(_ request: HTTPRequest, method: String, basic: Bool = false, _ body: () -> HTTPResponse)
+        -> HTTPResponse
+    {
         guard let authorization else { return Self.notFound }
         guard method == "GET" else { return Self.methodNotAllowed("GET") }
-        return authorization.admits(request.headers) ? body() : BearerAuthorization.challenge
+        guard authorization.admits(request.headers, basic: basic) else {
+            return basic ? BearerAuthorization.basicChallenge : BearerAuthorization.challenge
+        }
+        return body()
     }
 
     func restore(_ request: HTTPRequest, account: String) -> HTTPResponse {
@@ -64,8 +69,12 @@ extension TipLedgerService {
     private static let badEnvironmentList = HTTPResponse.error(
         .invalidParameter, "environment lists Production, Sandbox, Xcode or LocalTesting, separated by commas")
 
-    func report(_ request: HTTPRequest) -> HTTPResponse {
-        if let refusal = request.query.refusal(takes: Self.reportParameters, route: "report") {
+    /// Answers a report route: `answer` with the query and commission rate the request's
+    /// parameters give, a 400 when they cannot be read, a 503 when the ledger cannot answer.
+    private func reportRoute(
+        _ request: HTTPRequest, route: String, _ answer: (ReportQuery, CommissionRate?) throws -> HTTPResponse
+    ) -> HTTPResponse {
+        if let refusal = request.query.refusal(takes: Self.reportParameters, route: route) {
             return refusal
         }
         guard let scope = environmentScope(request) else { return Self.badEnvironmentList }
@@ -82,12 +91,38 @@ extension TipLedgerService {
             return .error(.invalidParameter, "\(error.parameter) takes \(error.expected)")
         }
         do {
+            return try answer(query, commission)
+        } catch {
+            return unavailable(error)
+        }
+    }
+
+    func report(_ request: HTTPRequest) -> HTTPResponse {
+        reportRoute(request, route: "report") { query, commission in
             let report = try ledger.report(query, now: clock.now().wholeMilliseconds)
             let rendering = ReportRendering(
                 report: report, grouping: query.grouping, commission: commission, catalog: catalog)
             return .json(body: Array(rendering.json.utf8))
-        } catch {
-            return unavailable(error)
+        }
+    }
+
+    /// The report as a page for a browser (`ReportRendering.html`), sent with the page's
+    /// Content-Security-Policy, and kept by no cache: it shows a business's takings.
+    func reportPage(_ request: HTTPRequest) -> HTTPResponse {
+        reportRoute(request, route: "report.html") { query, commission in
+            let now = clock.now().wholeMilliseconds
+            let overview = try ledger.overview(
+                query, now: now, rowLimit: ReportRendering.pageRows, supporters: ReportRendering.pageSupporters)
+            let rendering = ReportRendering(
+                report: overview.report, grouping: query.grouping, commission: commission, catalog: catalog)
+            var response = HTTPResponse.text(
+                rendering.html(overview, query: query, generated: now), contentType: "text/html; charset=utf-8")
+            response.headers.set(
+                "Content-Security-Policy", ReportRendering.pageContentSecurityPolicy + "; frame-ancestors 'none'")
+            response.headers.set("Cache-Control", "no-store")
+            response.headers.set("X-Content-Type-Options", "nosniff")
+            response.headers.set("Referrer-Policy", "no-referrer")
+            return response
         }
     }
 }

@@ -135,6 +135,8 @@ public final class TipLedgerService: Sendable {
             response = query(request, method: method) { restore(request, account: account) }
         case .report:
             response = query(request, method: method) { report(request) }
+        case .reportPage:
+            response = query(request, method: method, basic: true) { reportPage(request) }
         case .healthz:
             response = method == "GET" ? parameterless { health() } : Self.methodNotAllowed("GET")
         case .metrics:

@@ -11,9 +11,7 @@ extension ReportRendering {
             object.array("rows", report.rows) { entry, row in
                 entry.field("environment", row.environment.rawValue)
                 if let groupField { entry.field(groupField, row.group) }
-                if grouping == .product, let name = row.group.flatMap({ catalog?.product($0)?.displayName }) {
-                    entry.field("productName", name)
-                }
+                if let name = productName(row) { entry.field("productName", name) }
                 entry.field("currency", row.currency)
                 entry.field("transactions", row.transactions)
                 entry.field("units", row.units)

@@ -20,7 +20,7 @@ extension ReportRendering {
                 var cells: [String] = []
                 if groupField != nil {
                     var group = row.group ?? "-"
-                    if grouping == .product, let name = catalog?.product(group)?.displayName { group += " (\(name))" }
+                    if let name = productName(row) { group += " (\(name))" }
                     cells.append(group)
                 }
                 cells += [row.currency ?? "-", String(row.transactions), String(row.units)]

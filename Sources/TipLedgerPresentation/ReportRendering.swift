@@ -24,6 +24,13 @@ public struct ReportRendering {
         commission.map { $0.estimatedProceedsMilli(of: row) }
     }
 
+    /// The catalog's name of the product a row of a report by product is about; nil in other
+    /// groupings, without a catalog, or for a product the catalog lacks or leaves unnamed.
+    func productName(_ row: ReportRow) -> String? {
+        guard grouping == .product, let id = row.group else { return nil }
+        return catalog?.product(id)?.displayName
+    }
+
     /// The name of the group's field or column: none when grouping by currency, which every
     /// row shows anyway.
     var groupField: String? { grouping == .currency ? nil : grouping.rawValue }

@@ -148,6 +148,20 @@ extension Ledger {
 
     /// Totals per environment, group and currency, as SQL aggregates over the transactions.
     public func report(_ query: ReportQuery, now: Int64) throws -> Report {
+        // One read transaction, so the rows and the open requests see the same commits.
+        try withReader { database in
+            try database.readTransaction {
+                Report(
+                    rows: try Self.reportRows(in: database, query, grouping: query.grouping),
+                    openConsumptionRequests: try ConsumptionRequestTracker(database: database, now: now).stillOpen(
+                        environments: query.environments))
+            }
+        }
+    }
+
+    /// The condition that keeps the transactions `query` covers (its dates and environments)
+    /// and its values; an empty condition is `1`.
+    static func reportFilter(_ query: ReportQuery) -> (sql: String, values: [any SQLBindable]) {
         var conditions: [String] = []
         var values: [any SQLBindable] = []
         if let since = query.since {
@@ -158,15 +172,22 @@ extension Ledger {
             conditions.append("purchase_date_ms < ?")
             values.append(until)
         }
-        let environment = Self.environmentCondition(query.environments)
-        if let environment {
+        if let environment = Self.environmentCondition(query.environments) {
             conditions.append(environment.sql)
             values += environment.values
         }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        return (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "), values)
+    }
+
+    /// The rows of a report of `query` grouped by `grouping`, in the order of the group; the
+    /// first `limit` of them when given.
+    static func reportRows(
+        in database: Database, _ query: ReportQuery, grouping: ReportGrouping, limit: Int? = nil
+    ) throws -> [ReportRow] {
+        var (filter, values) = reportFilter(query)
         // Group expressions come from this fixed table, never from user input.
         let group: String? =
-            switch query.grouping {
+            switch grouping {
             case .product: "product_id"
             case .currency: nil
             case .storefront: "storefront"
@@ -176,27 +197,21 @@ extension Ledger {
             }
         let groupColumn = group ?? "NULL"
         let groupBy = group.map { "environment, \($0), currency" } ?? "environment, currency"
-        let sql = """
+        var sql = """
             SELECT environment, \(groupColumn), currency, count(*), sum(quantity), sum(gross_milli),
                 sum(refunded_milli), sum(revoked_milli)
-            FROM transactions \(filter)
+            FROM transactions WHERE \(filter)
             GROUP BY \(groupBy) ORDER BY \(groupBy)
             """
-        // One read transaction, so the rows and the open requests see the same commits.
-        return try withReader { database in
-            try database.readTransaction {
-                let rows = try database.query(sql, values) { row in
-                    ReportRow(
-                        environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production,
-                        group: row.text(1),
-                        currency: row.text(2), transactions: row.int64(3), units: row.int64(4),
-                        grossMilli: row.int64(5),
-                        refundedMilli: row.int64(6), revokedMilli: row.int64(7))
-                }
-                let requests = try ConsumptionRequestTracker(database: database, now: now).stillOpen(
-                    environments: query.environments)
-                return Report(rows: rows, openConsumptionRequests: requests)
-            }
+        if let limit {
+            sql += " LIMIT ?"
+            values.append(Int64(limit))
+        }
+        return try database.query(sql, values) { row in
+            ReportRow(
+                environment: AppStoreEnvironment(rawValue: row.text(0) ?? "") ?? .production, group: row.text(1),
+                currency: row.text(2), transactions: row.int64(3), units: row.int64(4), grossMilli: row.int64(5),
+                refundedMilli: row.int64(6), revokedMilli: row.int64(7))
         }
     }
 }

@@ -19,6 +19,10 @@ import TipLedgerTestSupport
 @Suite(.serialized) struct OpenAPIContractTests {
     static let account = ServiceHarness.account
     static let bearer = [("Authorization", "Bearer \(LiveService.apiToken)")]
+    /// The token as the password of HTTP Basic authentication, as a browser sends it.
+    static let basic = [
+        ("Authorization", "Basic " + Data("tipledger:\(LiveService.apiToken)".utf8).base64EncodedString())
+    ]
     /// The methods probed on every path.
     static let methods = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
 
@@ -124,7 +128,8 @@ import TipLedgerTestSupport
         let paths = [
             "/", "/v1", "/v1/", "/v1/accounts", "/v1/accounts/\(Self.account)",
             "/v1/accounts/\(Self.account)/transactions/2000000000000611",
-            "/v1/transactions/2000000000000611", "/v1/report/", "/v2/report", "/healthz/", "//healthz",
+            "/v1/transactions/2000000000000611", "/v1/report/", "/v2/report", "/v1/report.html/", "/v1/report.json",
+            "/healthz/", "//healthz",
             "/metrics.txt", "/v1/notifications/test", "/V1/REPORT",
         ]
         let unknown = document.unknownPathResponse
@@ -361,6 +366,21 @@ struct ContractProbe: Sendable {
             ContractProbe(
                 name: "a report with a body too large", service: .withToken, method: "GET", target: "/v1/report",
                 headers: bearer, framing: .declaredTooLarge, status: 413),
+            ContractProbe(
+                name: "a report page", service: .withToken, method: "GET",
+                target: "/v1/report.html?by=product&commission=15%25", headers: bearer, status: 200),
+            ContractProbe(
+                name: "a report page with the token as a Basic password", service: .withToken, method: "GET",
+                target: "/v1/report.html", headers: OpenAPIContractTests.basic, status: 200),
+            ContractProbe(
+                name: "a report page by nothing known", service: .withToken, method: "GET",
+                target: "/v1/report.html?by=tip", headers: bearer, status: 400),
+            ContractProbe(
+                name: "a report page without a token", service: .withToken, method: "GET", target: "/v1/report.html",
+                status: 401),
+            ContractProbe(
+                name: "a report page with a body too large", service: .withToken, method: "GET",
+                target: "/v1/report.html", headers: bearer, framing: .declaredTooLarge, status: 413),
             ContractProbe(name: "health", service: .withToken, method: "GET", target: "/healthz", status: 200),
             ContractProbe(
                 name: "health with a parameter", service: .withToken, method: "GET", target: "/healthz?x=1",
@@ -383,11 +403,17 @@ struct ContractProbe: Sendable {
             ContractProbe(
                 name: "a report without a configured token", service: .withoutToken, method: "GET",
                 target: "/v1/report", headers: bearer, status: 404),
+            ContractProbe(
+                name: "a report page without a configured token", service: .withoutToken, method: "GET",
+                target: "/v1/report.html", headers: bearer, status: 404),
         ]
         let damaged = [
             ContractProbe(
                 name: "a report of a damaged ledger", service: .damaged, method: "GET", target: "/v1/report",
                 headers: bearer, status: 503),
+            ContractProbe(
+                name: "a report page of a damaged ledger", service: .damaged, method: "GET",
+                target: "/v1/report.html", headers: bearer, status: 503),
             ContractProbe(
                 name: "a restore of a damaged ledger", service: .damaged, method: "GET", target: restore,
                 headers: bearer, status: 503),
