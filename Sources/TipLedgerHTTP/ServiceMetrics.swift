@@ -20,6 +20,7 @@ public final class ServiceMetrics: Sendable {
         var latency: [String: Histogram] = [:]  // by route
         var apiCalls: [String: Int] = [:]  // "endpoint status"
         var lastSweep: [String: Int64] = [:]  // environment: milliseconds since 1970
+        var writeQueueRefusals = 0
     }
 
     private struct Histogram {
@@ -52,6 +53,11 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.verifications[outcome, default: 0] += 1 }
     }
 
+    /// Counts a write answered 503 because the ledger's write queue was full.
+    func countWriteQueueRefusal() {
+        state.withLock { $0.writeQueueRefusals += 1 }
+    }
+
     func countNotification(type: String) {
         state.withLock { $0.notifications[type, default: 0] += 1 }
     }
@@ -68,9 +74,12 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
-    /// every fault listed, so a rate can be taken from the first failure on, and with online
+    /// every fault listed, so a rate can be taken from the first failure on, the groups the
+    /// write routes' payloads were recorded in (`GroupCommitter.groupsWritten`), and with online
     /// checks, the revocation checker's `revocation` counts.
-    public func render(failedWrites: [LedgerFault: Int] = [:], revocation: RevocationCounts? = nil) -> String {
+    public func render(
+        failedWrites: [LedgerFault: Int] = [:], writeGroups: Int = 0, revocation: RevocationCounts? = nil
+    ) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
@@ -97,6 +106,16 @@ public final class ServiceMetrics: Sendable {
                 "tipledger_ledger_write_failures_total{reason=\"\(fault.rawValue)\"} \(failedWrites[fault, default: 0])"
             )
         }
+        lines.append(
+            "# HELP tipledger_write_queue_refusals_total Writes answered 503 because too many waited for the "
+                + "ledger's writer.")
+        lines.append("# TYPE tipledger_write_queue_refusals_total counter")
+        lines.append("tipledger_write_queue_refusals_total \(state.writeQueueRefusals)")
+        lines.append(
+            "# HELP tipledger_write_groups_total Transactions the write routes' payloads were recorded in, "
+                + "committed or failed.")
+        lines.append("# TYPE tipledger_write_groups_total counter")
+        lines.append("tipledger_write_groups_total \(writeGroups)")
         lines.append(
             "# HELP tipledger_app_store_api_requests_total Requests to the App Store Server API, by endpoint and "
                 + "status (or the failure when no answer came).")
