@@ -50,11 +50,14 @@ let package = Package(
             name: "TipLedgerCLI",
             dependencies: [
                 "TipLedgerCore", "TipLedgerCrypto", "TipLedgerStore", "TipLedgerPresentation", "TipLedgerHTTP",
-                "TipLedgerAppStoreAPI",
+                "TipLedgerAppStoreAPI", "TipLedgerRevocation",
             ],
             swiftSettings: strict),
         .target(
             name: "TipLedgerAppStoreAPI", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "CCurl"],
+            swiftSettings: strict),
+        .target(
+            name: "TipLedgerRevocation", dependencies: ["TipLedgerCore", "TipLedgerCrypto", "TipLedgerAppStoreAPI"],
             swiftSettings: strict),
         .executableTarget(name: "tipledger", dependencies: ["TipLedgerCLI"], swiftSettings: strict),
 
@@ -102,6 +105,13 @@ let package = Package(
             dependencies: [
                 "TipLedgerAPITestSupport", "TipLedgerTestSupport", "TipLedgerAppStoreAPI", "TipLedgerCore",
                 "TipLedgerCrypto", "TipLedgerHTTP",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TipLedgerRevocationTests",
+            dependencies: [
+                "TipLedgerRevocation", "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCore",
+                "TipLedgerCrypto",
             ],
             swiftSettings: strict),
     ]

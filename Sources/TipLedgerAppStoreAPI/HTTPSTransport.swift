@@ -5,26 +5,44 @@ internal import Synchronization
 /// HTTPS exchanges on libcurl, one at a time per handle, with the certificate always verified.
 ///
 /// Every exchange is HTTPS only (no other protocol, no redirect followed), TLS 1.2 or later, the
-/// peer's certificate and host name checked against the system's store plus the extra CAs.
+/// peer's certificate and host name checked against the system's store plus the extra CAs. A
+/// transport made for answers that carry their own signature (OCSP responses, RFC 5019 serves
+/// them over plain HTTP) also speaks plain HTTP (`allowsPlainHTTP`).
 /// The connect and whole-exchange timeouts, and the bound on the answer's body, come from the
 /// configuration; a body past the bound ends the transfer as it arrives. Idle handles are kept
 /// for reuse, so consecutive requests share a connection.
-final class HTTPSTransport: Sendable {
+package final class HTTPSTransport: Sendable {
     /// One request as sent.
-    struct Request {
+    package struct Request {
         let method: String
         let url: String
         /// Header lines, `Name: value`.
         let headers: [String]
-        /// The body, sent with `Content-Type: application/json`; nil sends none (a POST then
-        /// says `Content-Length: 0`).
+        /// The body, sent with `Content-Type: contentType`; nil sends none (a POST then says
+        /// `Content-Length: 0`).
         let body: [UInt8]?
+        var contentType = "application/json"
+
+        package init(method: String, url: String, headers: [String], body: [UInt8]?, contentType: String) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.contentType = contentType
+        }
+
+        init(method: String, url: String, headers: [String], body: [UInt8]?) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+        }
     }
 
     /// One answer as received.
-    struct Response {
-        let status: Int
-        let body: [UInt8]
+    package struct Response {
+        package let status: Int
+        package let body: [UInt8]
         /// The `Retry-After` field, when the answer has one.
         let retryAfter: String?
     }
@@ -33,6 +51,8 @@ final class HTTPSTransport: Sendable {
     private let connectTimeoutMilliseconds: Int
     private let requestTimeoutMilliseconds: Int
     private let maximumResponseBytes: Int
+    /// The protocols libcurl may use: `https`, or `http,https`.
+    private let protocols: String
     /// The PEM the handshake trusts instead of the default bundle file: that bundle followed by
     /// the extra CAs; nil when there are no extra CAs (libcurl's defaults apply).
     let certificateAuthorities: [UInt8]?
@@ -42,12 +62,32 @@ final class HTTPSTransport: Sendable {
     /// Idle handles kept; more concurrent transfers than this make and free handles of their own.
     private static let idleLimit = 4
 
-    /// - Parameter extraCertificateAuthorities: PEM certificates to trust besides the system's.
-    init(configuration: AppStoreAPIConfiguration, extraCertificateAuthorities: [UInt8]?) {
-        userAgent = configuration.userAgent
-        connectTimeoutMilliseconds = Self.milliseconds(configuration.connectTimeout)
-        requestTimeoutMilliseconds = Self.milliseconds(configuration.requestTimeout)
-        maximumResponseBytes = configuration.maximumResponseBytes
+    /// A transport for the App Store Server API, as `configuration` says.
+    convenience init(configuration: AppStoreAPIConfiguration, extraCertificateAuthorities: [UInt8]?) {
+        self.init(
+            userAgent: configuration.userAgent, connectTimeout: configuration.connectTimeout,
+            requestTimeout: configuration.requestTimeout,
+            maximumResponseBytes: configuration.maximumResponseBytes, allowsPlainHTTP: false,
+            extraCertificateAuthorities: extraCertificateAuthorities)
+    }
+
+    /// - Parameters:
+    ///   - userAgent: the `User-Agent` sent, e.g. `tipledger/1.4.0`.
+    ///   - connectTimeout: the longest a connection may take to set up.
+    ///   - requestTimeout: the longest a whole exchange may take.
+    ///   - maximumResponseBytes: the bound on an answer's body.
+    ///   - allowsPlainHTTP: whether `http://` URLs may be asked as well as `https://` ones.
+    ///   - extraCertificateAuthorities: PEM certificates to trust besides the system's.
+    package init(
+        userAgent: String, connectTimeout: Duration, requestTimeout: Duration, maximumResponseBytes: Int,
+        allowsPlainHTTP: Bool,
+        extraCertificateAuthorities: [UInt8]?
+    ) {
+        self.userAgent = userAgent
+        connectTimeoutMilliseconds = Self.milliseconds(connectTimeout)
+        requestTimeoutMilliseconds = Self.milliseconds(requestTimeout)
+        self.maximumResponseBytes = maximumResponseBytes
+        protocols = allowsPlainHTTP ? "http,https" : "https"
         certificateAuthorities = extraCertificateAuthorities.map { extra in
             // A CA blob replaces libcurl's default bundle file (its CA directory still applies),
             // so the blob starts with that bundle to keep every system CA trusted.
@@ -70,7 +110,7 @@ final class HTTPSTransport: Sendable {
     ///
     /// - Throws: `timedOut`, `connectionFailed`, `tlsFailed`, `responseTooLarge` or
     ///   `transportFailed`, with libcurl's reason.
-    func perform(_ request: Request) throws(AppStoreAPIError) -> Response {
+    package func perform(_ request: Request) throws(AppStoreAPIError) -> Response {
         guard let easy = idle.withLock({ $0.popLast() }) ?? CurlEasy() else {
             throw AppStoreAPIError(.transportFailed, "libcurl cannot make a handle")
         }
@@ -115,7 +155,7 @@ final class HTTPSTransport: Sendable {
     /// gains nothing for a small body.
     private func bodyHeaders(_ request: Request) -> [String] {
         // "Content-Type:" with no value removes the form type libcurl adds to a POST.
-        [request.body == nil ? "Content-Type:" : "Content-Type: application/json", "Expect:"]
+        [request.body == nil ? "Content-Type:" : "Content-Type: \(request.contentType)", "Expect:"]
     }
 
     /// Sets every option of one transfer; the first failure's code, or `CURLE_OK`.
@@ -127,7 +167,7 @@ final class HTTPSTransport: Sendable {
             // Signals cannot interrupt a transfer on one of many threads; timeouts work without.
             tl_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
             tl_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorText),
-            tl_curl_setopt_text(handle, CURLOPT_PROTOCOLS_STR, "https"),
+            tl_curl_setopt_text(handle, CURLOPT_PROTOCOLS_STR, protocols),
             tl_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0),
             tl_curl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1),
             tl_curl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2),

@@ -60,6 +60,27 @@ struct ArgumentScanner {
         return given.first
     }
 
+    /// The value of option `name`, whose value may be left out: `--name=value` gives `value`,
+    /// a bare `--name` gives `bare` (the next argument is never taken as its value); nil when
+    /// absent. Given more than once, it is a usage error.
+    mutating func optionalValue(_ name: String, bare: String) throws -> String? {
+        var found: [String] = []
+        arguments.removeAll { argument in
+            if argument == name {
+                found.append(bare)
+            } else if argument.hasPrefix(name + "=") {
+                found.append(String(argument.dropFirst(name.count + 1)))
+            } else {
+                return false
+            }
+            return true
+        }
+        guard found.count <= 1 else {
+            throw CLIError.usage("\(name) is given more than once", command: command)
+        }
+        return found.first
+    }
+
     /// An integer option, checked against `range`.
     mutating func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = try value(name) else { return nil }

@@ -11,6 +11,8 @@ struct GlobalOption: Sendable {
     let variable: String?
     /// The option's description, one usage line each.
     let help: [String]
+    /// Whether the value may be left out (`--flag` or `--flag=VALUE`, never `--flag VALUE`).
+    var valueIsOptional = false
 
     static let database = GlobalOption(
         flag: "--db", metavar: "PATH", variable: "TIPLEDGER_DB",
@@ -41,14 +43,23 @@ struct GlobalOption: Sendable {
     static let catalog = GlobalOption(
         flag: "--catalog", metavar: "FILE", variable: "TIPLEDGER_CATALOG",
         help: ["Xcode .storekit file for product names and prices", "[TIPLEDGER_CATALOG]"])
+    static let onlineChecks = GlobalOption(
+        flag: "--online-checks", metavar: "[=MODE]", variable: "TIPLEDGER_ONLINE_CHECKS",
+        help: [
+            "ask each certificate's OCSP responder whether it is",
+            "revoked, checking the chain at the current time; MODE:",
+            "strict (the bare flag's: no answer rejects), best-effort",
+            "(no answer verifies offline) or off (the default)",
+            "[TIPLEDGER_ONLINE_CHECKS]",
+        ], valueIsOptional: true)
     static let format = GlobalOption(
         flag: "--format", metavar: "FORMAT", variable: nil, help: ["text or json (report also takes csv and html)"])
 
     /// Every global option that takes a value, in the order the usage lists them.
-    static let all = [database, bundleIds, environments, appAppleId, root, keys, catalog, format]
+    static let all = [database, bundleIds, environments, appAppleId, root, keys, catalog, onlineChecks, format]
 
-    /// The flags of `all`: the argument after one of them is its value, never the command.
-    static let valueFlags = Set(all.map(\.flag))
+    /// The flags of `all` that take the next argument as their value, which is never the command.
+    static let valueFlags = Set(all.filter { !$0.valueIsOptional }.map(\.flag))
 
     /// The usage text of the global options.
     static let usage: String = {
@@ -58,7 +69,8 @@ struct GlobalOption: Sendable {
         }
         var lines = ["Global options (all but --format also read from the environment; a flag wins):"]
         for option in all {
-            lines.append(line("\(option.flag) \(option.metavar)", option.help[0]))
+            let head = option.flag + (option.valueIsOptional ? "" : " ") + option.metavar
+            lines.append(line(head, option.help[0]))
             lines += option.help.dropFirst().map { line("", $0) }
         }
         lines.append(line("-h, --help", "show help"))

@@ -31,6 +31,9 @@ struct GlobalOptions {
     var keysDirectory: String?
     var format: Format
     var catalogPath: String?
+    /// `--online-checks`: revocation checks online and what a missing answer means; nil when
+    /// off (docs/verification.md).
+    var onlineChecks: OnlineChecks.Mode?
     /// `TIPLEDGER_LISTEN`, read by `serve` and `health` (which also take `--listen`).
     var listen: String?
     /// `TIPLEDGER_REPLICATED`: whether a replicator (Litestream) reads the ledger's write-ahead
@@ -84,6 +87,18 @@ struct GlobalOptions {
         // flags together trust both).
         keysDirectory = rootFiles.isEmpty ? try setting(.keys) : try scanner.value(GlobalOption.keys.flag)
         catalogPath = try setting(.catalog)
+        // `--online-checks best-effort` would leave the mode behind as a stray argument.
+        if let flag = scanner.arguments.firstIndex(of: GlobalOption.onlineChecks.flag),
+            let next = scanner.arguments.dropFirst(flag + 1).first,
+            OnlineChecks.Mode(rawValue: next) != nil || next == "off"
+        {
+            throw CLIError.usage(
+                "\(GlobalOption.onlineChecks.flag) takes its mode after '=': \(GlobalOption.onlineChecks.flag)=\(next)",
+                command: scanner.command)
+        }
+        onlineChecks = try Self.onlineChecks(
+            flag: try scanner.optionalValue(GlobalOption.onlineChecks.flag, bare: OnlineChecks.Mode.strict.rawValue),
+            variable: variable("TIPLEDGER_ONLINE_CHECKS"), command: scanner.command)
         listen = variable("TIPLEDGER_LISTEN")
         if let text = variable("TIPLEDGER_REPLICATED") {
             switch text.lowercased() {
@@ -101,6 +116,25 @@ struct GlobalOptions {
                 "--format must be text, json, csv or html, not '\(formatName)'", command: scanner.command)
         }
         self.format = format
+    }
+
+    /// The online checks' mode from the flag's value, else the variable's: `strict`,
+    /// `best-effort` or `off`; the variable also takes `1`/`true`/`yes` for the bare flag's
+    /// `strict` and `0`/`false`/`no` for `off`.
+    private static func onlineChecks(flag: String?, variable: String?, command: String?) throws -> OnlineChecks.Mode? {
+        guard let text = flag ?? variable else { return nil }
+        let word = text.lowercased()
+        if flag == nil && ["1", "true", "yes"].contains(word) { return .strict }
+        if flag == nil && ["0", "false", "no"].contains(word) { return nil }
+        switch word {
+        case "strict": return .strict
+        case "best-effort": return .bestEffort
+        case "off": return nil
+        default:
+            let source = flag == nil ? "TIPLEDGER_ONLINE_CHECKS" : GlobalOption.onlineChecks.flag
+            throw CLIError.usage(
+                "\(source) must be strict, best-effort or off, not '\(text)'", command: command)
+        }
     }
 
     /// Whether `text` can be a bundle id: letters, digits, hyphens and periods, as App Store

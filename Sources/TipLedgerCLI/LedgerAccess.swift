@@ -20,7 +20,7 @@ enum LedgerUse {
 
 extension CommandContext {
     /// Opens (and migrates) the ledger at `--db` for `use`.
-    func openLedger(_ use: LedgerUse, busyTimeout: Duration = .seconds(30)) throws -> Ledger {
+    func openLedger(_ use: LedgerUse, busyTimeout: Duration = .seconds(30), logBound: Int? = nil) throws -> Ledger {
         let path = globals.databasePath
         if use != .record && path != ":memory:" {
             let hint = "pass --db PATH (or set TIPLEDGER_DB), or record into it first with 'tipledger verify'"
@@ -35,7 +35,7 @@ extension CommandContext {
         }
         return try Ledger.open(
             path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, creating: use == .record,
-            replicated: globals.replicated, upgrading: announceUpgrade)
+            replicated: globals.replicated, logBound: logBound, upgrading: announceUpgrade)
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites

@@ -6,12 +6,15 @@ internal import TipLedgerCore
 struct RejectionHints {
     private var untrustedChain = false
     private var environmentNotAccepted = false
+    private var revocationUnavailable = false
 
     mutating func note(_ error: VerificationError) {
         if error.isEnvironmentNotAccepted {
             environmentNotAccepted = true
         } else if error.code == .untrustedChain {
             untrustedChain = true
+        } else if error.code == .revocationUnavailable {
+            revocationUnavailable = true
         }
     }
 
@@ -25,6 +28,10 @@ struct RejectionHints {
         if environmentNotAccepted {
             let accepted = globals.environments.sorted().map(\.rawValue).joined(separator: ",")
             hints.append("the accepted environments are \(accepted); list others with --environment")
+        }
+        if revocationUnavailable {
+            hints.append(
+                "no OCSP responder gave a trustworthy answer; --online-checks=best-effort verifies such tokens offline")
         }
         return hints
     }

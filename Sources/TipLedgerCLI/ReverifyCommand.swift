@@ -45,6 +45,8 @@ struct ReverifyCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
+        // The audit checks the evidence as it was signed, offline, whatever `--online-checks`
+        // says: a certificate revoked since is a matter for the next payload, not the record.
         let verifier = Verifier(
             trustStore: try context.globals.trustStore(),
             policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)

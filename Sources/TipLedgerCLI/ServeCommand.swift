@@ -43,6 +43,9 @@ struct ServeCommand: Command {
                                   close a connection whose next request's headers are not
                                   all in this long after it opened or its last answer,
                                   however they trickle (default 10)
+          --write-queue-limit N   verified writes that may wait for the ledger; past them a
+                                  write is answered 503 with Retry-After
+                                  [TIPLEDGER_WRITE_QUEUE_LIMIT] (default 1024)
           --sync-interval TIME    with App Store Server API credentials: sweep Apple's
                                   notification history this often, as 'sync' does (30s,
                                   15m, 1h; 0 for never) [TIPLEDGER_SYNC_INTERVAL]
@@ -57,6 +60,11 @@ struct ServeCommand: Command {
     let api: APIOptions
     let consumption: ConsumptionPolicy.Flags
     let syncInterval: String?
+    /// The size `serve` keeps the ledger's write-ahead log about (`Ledger.open`).
+    static let logBound = 32 << 20
+    /// `--write-queue-limit`, as given (checked against the variable's in `run`).
+    let writeQueueLimit: Int?
+    static let writeQueueLimits = 1...1_000_000
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
@@ -81,6 +89,7 @@ struct ServeCommand: Command {
         if let timeout = try scanner.integer("--header-timeout", in: 1...3600) {
             configuration.headerDeadlineSeconds = timeout
         }
+        writeQueueLimit = try scanner.integer("--write-queue-limit", in: Self.writeQueueLimits)
         // Checked before anything opens.
         guard configuration.connectionsPerClient <= configuration.connectionLimit else {
             throw CLIError.usage(
@@ -141,17 +150,17 @@ struct ServeCommand: Command {
         pthread_sigmask(SIG_BLOCK, &signals, nil)
         defer { pthread_sigmask(SIG_UNBLOCK, &signals, nil) }
 
-        let verifier = Verifier(
-            trustStore: try context.globals.trustStore(),
-            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        let verifier = try context.verifier(for: Self.name)
         // Every setting is read before the ledger is opened, so a bad one creates no file.
         let apiToken = try apiToken(context)
         let catalog = try context.globals.loadCatalog(warningsTo: context.terminal)
+        let queueLimit = try writeQueueLimit ?? Self.writeQueueLimit(context.environment["TIPLEDGER_WRITE_QUEUE_LIMIT"])
         let metrics = ServiceMetrics()
         let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
-        // 503 soon so the App Store retries, rather than holding the request.
-        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5))
+        // 503 soon so the App Store retries, rather than holding the request. The log is kept
+        // about `logBound` under writes that never stop (docs/performance.md).
+        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5), logBound: Self.logBound)
         let terminal = context.terminal
         let sync = appStore.map { setup in
             ServeSync(
@@ -163,7 +172,7 @@ struct ServeCommand: Command {
         let service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             catalog: catalog, finishesTransactions: finish, queryEnvironments: context.globals.givenEnvironments,
-            clock: context.clock, metrics: metrics,
+            clock: context.clock, metrics: metrics, writeQueueLimit: queueLimit,
             log: { terminal.errorLine("error: \($0)") },
             notificationRecorded: { notification, result in
                 if notification.rawNotificationType == NotificationType.consumptionRequest.rawValue,
@@ -195,7 +204,7 @@ struct ServeCommand: Command {
                             responseBytes: entry.responseBytes, durationMicroseconds: entry.durationMicroseconds,
                             remoteAddress: entry.remoteAddress, at: clock.now()))
                 },
-                handler: service.handler)
+                answerer: service.answerer)
         } catch {
             throw CLIError(.ioError, "cannot serve on \(listen): \(error)")
         }
@@ -254,6 +263,17 @@ extension ServeCommand {
 }
 
 extension ServeCommand {
+    /// `TIPLEDGER_WRITE_QUEUE_LIMIT`'s limit (`text`), or the default when it is unset or empty.
+    static func writeQueueLimit(_ text: String?) throws -> Int {
+        guard let text, !text.isEmpty else { return GroupCommitter.defaultQueueLimit }
+        guard let limit = Int(text), writeQueueLimits.contains(limit) else {
+            throw CLIError.usage(
+                "TIPLEDGER_WRITE_QUEUE_LIMIT must be a whole number from \(writeQueueLimits.lowerBound) to "
+                    + "\(writeQueueLimits.upperBound), not '\(text)'", command: name)
+        }
+        return limit
+    }
+
     /// `--listen`, else `TIPLEDGER_LISTEN`, else 127.0.0.1:8080; a bad address is blamed on
     /// whichever of the two gave it.
     static func listenAddress(_ scanner: inout ArgumentScanner, globals: GlobalOptions, command: String) throws

@@ -48,9 +48,7 @@ struct VerifyCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let verifier = Verifier(
-            trustStore: try context.globals.trustStore(),
-            policy: try context.globals.verificationPolicy(command: Self.name), clock: context.clock)
+        let verifier = try context.verifier(for: Self.name)
         let ledger = dryRun ? nil : try context.openLedger(.record)
         var reader = LineReader(
             fileDescriptor: context.inputDescriptor, maximumLineBytes: VerificationPolicy.maximumInputBytes)
@@ -131,7 +129,9 @@ struct VerifyCommand: Command {
         // Either way 4096 lines are in flight (a batch of 2048 recorded and one ahead, or one of
         // 1024 and three ahead); with the ledger's page caches and the results waiting for
         // their commit (`PendingOutput`), that keeps a run of any length under 100 MB.
-        if try ledger.holdsEvidence() {
+        // With online checks, a token's verdict is today's (a certificate may have been revoked
+        // since it was recorded), so no repeat is answered from the ledger.
+        if verifier.onlineChecks == nil, try ledger.holdsEvidence() {
             pipeline.batchSize = 2048
             let fingerprint = verifier.fingerprint
             let finish = self.finish

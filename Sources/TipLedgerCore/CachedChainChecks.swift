@@ -20,6 +20,7 @@ struct CachedChainChecks: VerificationCheck {
         let seconds = token.effectiveDate.wholeSeconds
         if let resolved = token.jws.knownHeader.chain, resolved.isValid(atSeconds: seconds) {
             token.signer = Signer(key: resolved.leafKey, isLocalTesting: false)
+            token.chain = resolved.chain
             return
         }
         try header.check(&token, by: verifier)
@@ -35,10 +36,12 @@ struct CachedChainChecks: VerificationCheck {
             remember(entry, for: token.jws, in: verifier)
             if entry.isValid(atSeconds: seconds) {
                 token.signer = Signer(key: entry.leafKey, isLocalTesting: false)
+                token.chain = entry.chain
                 return
             }
         }
         try chain.check(&token, by: verifier)
+        token.chain = token.validatedChain?.chain
         if cached == nil, let entry = token.validatedChain {
             verifier.chains.store(entry, for: key)
             remember(entry, for: token.jws, in: verifier)

@@ -6,7 +6,7 @@ internal import TipLedgerCrypto
 /// is neither decoded nor rebuilt; only its validity at each payload's time is checked again.
 ///
 /// Sound because a chain's validation depends on the time only through the certificates'
-/// validity periods (no CRLs or OCSP are consulted). Bounded; safe to share between threads.
+/// validity periods (revocation, checked online, is `RevocationCheck`'s, after the cache). Bounded; safe to share between threads.
 final class ChainCache: Sendable {
     struct Key: Hashable, Sendable {
         let leaf: String
@@ -28,6 +28,7 @@ final class ChainCache: Sendable {
     }
 
     struct Entry: Sendable {
+        let chain: ValidatedChain
         let leafKey: PublicKey
         /// Latest `notBefore` of the three certificates, seconds since 1970.
         let validFrom: Int64
@@ -37,6 +38,7 @@ final class ChainCache: Sendable {
         var thirdCertificates: [String]
 
         init(chain: ValidatedChain, leafKey: PublicKey, thirdCertificate: String) {
+            self.chain = chain
             self.leafKey = leafKey
             let certificates = [chain.leaf, chain.intermediate, chain.root]
             self.validFrom = certificates.map(\.notBefore).max()!

@@ -31,6 +31,8 @@ struct TokenUnderCheck {
     var signer: Signer?
     /// `ChainCheck`: a three-certificate chain it validated, for the cache layer to keep.
     var validatedChain: ChainCache.Entry?
+    /// `CachedChainChecks`: the three-certificate chain, validated now or found validated before.
+    var chain: ValidatedChain?
     /// `PayloadModelCheck`: the model, and the identity it claims, read once for `IdentityCheck`.
     var model: PayloadModel?
     var claim: ClaimedIdentity?

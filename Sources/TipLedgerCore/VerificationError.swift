@@ -59,6 +59,10 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
         case wrongBundleId = "wrong_bundle_id"
         case wrongAppAppleId = "wrong_app_apple_id"
         case wrongEnvironment = "wrong_environment"
+        /// With online checks: the leaf or intermediate certificate's responder says it is revoked.
+        case certificateRevoked = "certificate_revoked"
+        /// With strict online checks: no trustworthy answer came from the responder.
+        case revocationUnavailable = "revocation_unavailable"
 
         /// Apple's status name for the same failure.
         public var appleStatus: String {
@@ -66,11 +70,17 @@ public struct VerificationError: Error, Sendable, Equatable, CustomStringConvert
             case .tooLarge, .malformedJWS, .unsupportedAlgorithm, .invalidPayload: "INVALID_JWT_FORMAT"
             case .invalidChainLength: "INVALID_CHAIN_LENGTH"
             case .invalidCertificate: "INVALID_CERTIFICATE"
-            case .untrustedChain, .certificateNotValidAtSignedDate, .missingAppleOID, .badSignature:
+            case .untrustedChain, .certificateNotValidAtSignedDate, .missingAppleOID, .badSignature,
+                .certificateRevoked:
                 "VERIFICATION_FAILURE"
+            case .revocationUnavailable: "RETRYABLE_VERIFICATION_FAILURE"
             case .wrongBundleId, .wrongAppAppleId: "INVALID_APP_IDENTIFIER"
             case .wrongEnvironment: "INVALID_ENVIRONMENT"
             }
         }
+
+        /// Whether the same token may be accepted when sent again later: the rejection is about
+        /// a responder, not the token.
+        public var isRetryable: Bool { self == .revocationUnavailable }
     }
 }

@@ -17,16 +17,20 @@ public final class Verifier: Sendable {
     public let trustStore: TrustStore
     public let policy: VerificationPolicy
     public let clock: WallClock
+    /// Revocation checks online, when on (`RevocationCheck`); nil checks offline only.
+    public let onlineChecks: OnlineChecks?
     /// SHA-256 over the trusted roots and the policy: equal for verifiers that give equal verdicts
     /// on a payload that carries its own time.
     public let fingerprint: [UInt8]
     let chains = ChainCache()
     let headers = HeaderCache()
 
-    public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock) {
+    public init(trustStore: TrustStore, policy: VerificationPolicy, clock: WallClock, onlineChecks: OnlineChecks? = nil)
+    {
         self.trustStore = trustStore
         self.policy = policy
         self.clock = clock
+        self.onlineChecks = onlineChecks
         self.fingerprint = Self.fingerprint(trustStore: trustStore, policy: policy, checks: Self.checksVersion)
     }
 
@@ -50,7 +54,8 @@ public final class Verifier: Sendable {
 
     /// The steps every token goes through, in order; the first rejection ends the run.
     static let checks: [any VerificationCheck] = [
-        FormCheck(), EffectiveTimeCheck(), CachedChainChecks(), SignatureCheck(), PayloadModelCheck(),
+        FormCheck(), EffectiveTimeCheck(), CachedChainChecks(), SignatureCheck(), RevocationCheck(),
+        PayloadModelCheck(),
         IdentityCheck(), NotificationCheck(),
     ]
 

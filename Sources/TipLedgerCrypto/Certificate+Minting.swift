@@ -52,12 +52,18 @@ extension Certificate {
         if let keyUsage = template.keyUsage {
             try addExtension(x509, &context, nid: NID_key_usage, value: keyUsage)
         }
+        if let usage = template.extendedKeyUsage {
+            try addExtension(x509, &context, nid: NID_ext_key_usage, value: usage)
+        }
         if template.writesKeyIdentifiers {
             try addExtension(x509, &context, nid: NID_subject_key_identifier, value: "hash")
             try addExtension(x509, &context, nid: NID_authority_key_identifier, value: "keyid:always")
         }
         if let names = template.subjectAlternativeNames {
             try addExtension(x509, &context, nid: NID_subject_alt_name, value: names)
+        }
+        if let url = template.ocspURL {
+            try addExtension(x509, &context, nid: NID_info_access, value: "OCSP;URI:\(url)")
         }
         for oid in template.markerOIDs {
             try addMarker(x509, oid: oid)

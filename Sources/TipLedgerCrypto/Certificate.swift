@@ -120,7 +120,8 @@ public final class Certificate: @unchecked Sendable {
             && X509_cmp_time(X509_get0_notAfter(x509), &time) > 0
     }
 
-    private static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64 {
+    /// An ASN.1 time in seconds since 1970; 0 when OpenSSL cannot read it.
+    static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64 {
         guard let time else { return 0 }
         var parts = tm()
         guard ASN1_TIME_to_tm(time, &parts) == 1 else { return 0 }

@@ -27,6 +27,12 @@ package struct CertificateTemplate: Sendable {
     /// A `subjectAltName` value in OpenSSL configuration syntax, e.g. `DNS:localhost`: the names
     /// a TLS server certificate is valid for (a client checks the host it asked for against them).
     package var subjectAlternativeNames: String?
+    /// An `extendedKeyUsage` value in OpenSSL configuration syntax, e.g. `OCSPSigning`: what the
+    /// key may be used for beyond `keyUsage` (a delegated OCSP responder's certificate says so).
+    package var extendedKeyUsage: String?
+    /// The OCSP responder's URL for the certificate's Authority Information Access, e.g.
+    /// `http://127.0.0.1:8888/`: where a verifier checking online asks whether it is revoked.
+    package var ocspURL: String?
 
     package init(
         subject: [(String, String)], serialNumber: UInt64, notBefore: Int64, notAfter: Int64,

@@ -35,6 +35,10 @@ public struct TestPKI: Sendable {
         package var intermediateIsCA = true
         package var leafIsCA = false
         package var leafCurve: PrivateKey.Curve = .p256
+        /// The OCSP responders named in the leaf's and the intermediate's Authority Information
+        /// Access; none by default.
+        package var leafOCSPURL: String?
+        package var intermediateOCSPURL: String?
         /// Put before every common name, e.g. "tipledger TEST".
         package var namePrefix = "tipledger TEST"
 
@@ -70,24 +74,27 @@ public struct TestPKI: Sendable {
                 keyUsage: "critical,keyCertSign,cRLSign"),
             subjectKey: rootKey, issuer: nil)
         let intermediateKey = try PrivateKey.generate(curve: .p256)
-        let intermediate = try Certificate.mint(
+        var intermediateTemplate =
             CertificateTemplate(
                 subject: [("CN", "\(options.namePrefix) Intermediate CA"), organization], serialNumber: 2,
                 notBefore: options.intermediateNotBefore ?? options.notBefore,
                 notAfter: options.intermediateNotAfter ?? options.notAfter, isCA: options.intermediateIsCA,
                 pathLength: options.intermediateIsCA ? 0 : nil,
                 keyUsage: options.intermediateIsCA ? "critical,keyCertSign,cRLSign" : "critical,digitalSignature",
-                markerOIDs: options.intermediateHasMarker ? [AppleMarkerOID.wwdrIntermediate] : []),
-            subjectKey: intermediateKey, issuer: (root, rootKey))
+                markerOIDs: options.intermediateHasMarker ? [AppleMarkerOID.wwdrIntermediate] : [])
+        intermediateTemplate.ocspURL = options.intermediateOCSPURL
+        let intermediate = try Certificate.mint(
+            intermediateTemplate, subjectKey: intermediateKey, issuer: (root, rootKey))
         let leafKey = try PrivateKey.generate(curve: options.leafCurve)
-        let leaf = try Certificate.mint(
+        var leafTemplate =
             CertificateTemplate(
                 subject: [("CN", "\(options.namePrefix) Receipt Signing"), organization], serialNumber: 3,
                 notBefore: options.leafNotBefore ?? options.notBefore,
                 notAfter: options.leafNotAfter ?? options.notAfter, isCA: options.leafIsCA,
                 keyUsage: options.leafIsCA ? "critical,keyCertSign,digitalSignature" : "critical,digitalSignature",
-                markerOIDs: options.leafHasMarker ? [AppleMarkerOID.receiptSigningLeaf] : []),
-            subjectKey: leafKey, issuer: (intermediate, intermediateKey))
+                markerOIDs: options.leafHasMarker ? [AppleMarkerOID.receiptSigningLeaf] : [])
+        leafTemplate.ocspURL = options.leafOCSPURL
+        let leaf = try Certificate.mint(leafTemplate, subjectKey: leafKey, issuer: (intermediate, intermediateKey))
         return TestPKI(
             root: root, rootKey: rootKey, intermediate: intermediate, intermediateKey: intermediateKey, leaf: leaf,
             leafKey: leafKey)

@@ -142,13 +142,19 @@ enum DaemonCallbacks {
     }
 
     /// Last call: the whole request is in. Answers 413 for a body that grew past the limit,
-    /// otherwise calls the handler.
+    /// otherwise calls the answerer; an answer it gives later suspends the connection, and
+    /// libmicrohttpd calls this again once it is resumed, to send it.
     private static func finish(
         _ connection: MHDConnection, request: RequestContext, head: RequestContext.Head, context: DaemonContext
     ) -> MHD_Result {
         context.deadlines.requestArrived(connection.pointer)
         // Refused at the headers: the answer is queued already.
         if request.status != nil { return .YES }
+        if let deferred = request.deferred {
+            // Resumed: answered, or abandoned as the server stops.
+            return queue(
+                deferred.response ?? DeferredResponse.abandonedResponse, on: connection, for: request, context: context)
+        }
         if request.tooLarge {
             return queue(context.bodyLimit.response, on: connection, for: request, context: context)
         }
@@ -159,8 +165,18 @@ enum DaemonCallbacks {
             headers: head.headers,
             body: request.body, remoteAddress: head.remoteAddress)
         request.handled = true
-        let response = context.handler(httpRequest)
-        return queue(response, on: connection, for: request, context: context)
+        switch context.answerer(httpRequest) {
+        case .now(let response):
+            return queue(response, on: connection, for: request, context: context)
+        case .later(let deferred):
+            request.deferred = deferred
+            guard context.suspended.suspend(connection.pointer, until: deferred) else {
+                // The server is stopping: no connection may be suspended now.
+                _ = deferred.abandon()
+                return queue(DeferredResponse.abandonedResponse, on: connection, for: request, context: context)
+            }
+            return .YES
+        }
     }
 
     private static func queue(

@@ -7,3 +7,8 @@
 /// wait. A crash in it cannot be caught; a thrown or internal error should become a 500 response
 /// built with `HTTPResponse.error`, never a message with internal details.
 public typealias HTTPHandler = @Sendable (HTTPRequest) -> HTTPResponse
+
+/// Answers one request now or later (`HTTPAnswer`), as `HTTPHandler` does otherwise: a handler
+/// whose answer waits on something other than the CPU (a commit shared with other requests)
+/// returns `.later` and answers from another thread, so the worker goes on to other requests.
+public typealias HTTPAnswerer = @Sendable (HTTPRequest) -> HTTPAnswer

@@ -9,11 +9,12 @@ internal import Synchronization
 /// it without a grace period). A thread of its own accepts connections (`ConnectionAcceptor`);
 /// a pool of `workerThreads` threads (one per core by default) reads requests and runs the
 /// handler; while a handler runs, the other connections of its worker wait, which suits short
-/// CPU-bound work such as signature checks. Safety limits come from `HTTPServerConfiguration`:
-/// bodies over the limit get 413 without being kept (a declared `Content-Length` is refused
-/// before the client sends the body), headers and bodies have deadlines however they trickle
-/// in, silent connections are closed after the timeout, and connections over the limit wait in
-/// the kernel's queue.
+/// CPU-bound work such as signature checks. A request whose answer waits on something else (an
+/// `HTTPAnswer.later`) parks its connection rather than its worker until the answer comes.
+/// Safety limits come from `HTTPServerConfiguration`: bodies over the limit get 413 without
+/// being kept (a declared `Content-Length` is refused before the client sends the body),
+/// headers and bodies have deadlines however they trickle in, silent connections are closed
+/// after the timeout, and connections over the limit wait in the kernel's queue.
 /// See <https://www.gnu.org/software/libmicrohttpd/manual/libmicrohttpd.html>.
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
@@ -40,16 +41,25 @@ public final class HTTPServer: Sendable {
         let socket: ListenSocket
     }
 
+    /// Binds the listen address and starts serving, answering each request with `handler`
+    /// (called concurrently on worker threads). See `init(configuration:accessLog:answerer:)`.
+    public convenience init(
+        configuration: HTTPServerConfiguration, accessLog: AccessLogger? = nil,
+        handler: @escaping HTTPHandler
+    ) throws(HTTPServerError) {
+        try self.init(configuration: configuration, accessLog: accessLog, answerer: { .now(handler($0)) })
+    }
+
     /// Binds the listen address and starts serving.
     ///
     /// - Parameters:
     ///   - accessLog: called once per answered request after its response (see `AccessLogEntry`).
-    ///   - handler: answers each request; called concurrently on worker threads.
+    ///   - answerer: answers each request, now or later; called concurrently on worker threads.
     /// - Throws: `HTTPServerError` when the configuration is out of range, the address cannot be
     ///   bound (in use, not local, not permitted) or libmicrohttpd cannot start.
     public init(
         configuration: HTTPServerConfiguration, accessLog: AccessLogger? = nil,
-        handler: @escaping HTTPHandler
+        answerer: @escaping HTTPAnswerer
     ) throws(HTTPServerError) {
         try configuration.validate()
         if configuration.tls != nil && MHD_is_feature_supported(.FEATURE_TLS) != .YES {
@@ -64,7 +74,7 @@ public final class HTTPServer: Sendable {
             throw error
         }
         let context = DaemonContext(
-            handler: handler, accessLog: accessLog, acceptor: acceptor,
+            answerer: answerer, accessLog: accessLog, acceptor: acceptor,
             maximumBodyBytes: configuration.maximumBodyBytes,
             bodyDeadline: .seconds(configuration.bodyDeadlineSeconds),
             headerDeadline: .seconds(configuration.headerDeadlineSeconds))
@@ -82,10 +92,14 @@ public final class HTTPServer: Sendable {
         // immediately processed"). The acceptor keeps to the connection limit; libmicrohttpd
         // splits its own limit in equal shares among the workers and closes a connection given
         // to a worker whose share is full, so it gets the limit once per worker, which no share
-        // can reach. No MHD_USE_ERROR_LOG: it writes free-form lines to stderr.
+        // can reach. MHD_ALLOW_SUSPEND_RESUME, so that a request whose answer comes later (after
+        // the commit it shares with others) parks its connection rather than its worker: the
+        // workers verify the next requests meanwhile, and a commit can take in the requests of
+        // every connection, not one per worker. No MHD_USE_ERROR_LOG: it writes free-form lines
+        // to stderr.
         let flags =
             MHD_USE_EPOLL.rawValue | MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue
-            | MHD_USE_NO_LISTEN_SOCKET.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         // The context goes in unretained: `self` keeps it alive and stops the daemon before
         // releasing it (see `deinit`), and no callback runs after MHD_stop_daemon returns.
         let contextPointer = Unmanaged.passUnretained(context).toOpaque()
@@ -160,6 +174,9 @@ public final class HTTPServer: Sendable {
 
         let drained = context.inFlight.wait(timeout: .now() + gracePeriod.dispatchInterval) == .success
 
+        // libmicrohttpd must not stop with a connection suspended: those still waiting for an
+        // answer are resumed, their answers abandoned, and closed with the rest.
+        context.suspended.resumeAll()
         // Closes the connections left and joins their threads; the completion callback has run
         // for every request when it returns.
         MHD_stop_daemon(daemon.pointer)

@@ -41,6 +41,8 @@ final class RequestContext {
     var handled = false
     /// Bytes in the queued response's body.
     var responseBytes = 0
+    /// The answer the handler promised; the connection is suspended until it comes.
+    var deferred: DeferredResponse?
 
     init(targetBytesAllowed: Int) {
         self.targetBytesAllowed = targetBytesAllowed

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 internal import Synchronization
+public import TipLedgerCore
 public import TipLedgerStore
 
 /// The service's counters and latency histogram, rendered in the Prometheus text format
@@ -19,6 +20,7 @@ public final class ServiceMetrics: Sendable {
         var latency: [String: Histogram] = [:]  // by route
         var apiCalls: [String: Int] = [:]  // "endpoint status"
         var lastSweep: [String: Int64] = [:]  // environment: milliseconds since 1970
+        var writeQueueRefusals = 0
     }
 
     private struct Histogram {
@@ -51,6 +53,11 @@ public final class ServiceMetrics: Sendable {
         state.withLock { $0.verifications[outcome, default: 0] += 1 }
     }
 
+    /// Counts a write answered 503 because the ledger's write queue was full.
+    func countWriteQueueRefusal() {
+        state.withLock { $0.writeQueueRefusals += 1 }
+    }
+
     func countNotification(type: String) {
         state.withLock { $0.notifications[type, default: 0] += 1 }
     }
@@ -67,8 +74,12 @@ public final class ServiceMetrics: Sendable {
     }
 
     /// The exposition text, with the ledger's `failedWrites` (`LedgerHealth.failedWrites`),
-    /// every fault listed, so a rate can be taken from the first failure on.
-    public func render(failedWrites: [LedgerFault: Int] = [:]) -> String {
+    /// every fault listed, so a rate can be taken from the first failure on, the groups the
+    /// write routes' payloads were recorded in (`GroupCommitter.groupsWritten`), and with online
+    /// checks, the revocation checker's `revocation` counts.
+    public func render(
+        failedWrites: [LedgerFault: Int] = [:], writeGroups: Int = 0, revocation: RevocationCounts? = nil
+    ) -> String {
         let state = state.withLock { $0 }
         var lines: [String] = []
         lines.append("# HELP tipledger_http_requests_total HTTP requests answered, by route and status.")
@@ -96,6 +107,16 @@ public final class ServiceMetrics: Sendable {
             )
         }
         lines.append(
+            "# HELP tipledger_write_queue_refusals_total Writes answered 503 because too many waited for the "
+                + "ledger's writer.")
+        lines.append("# TYPE tipledger_write_queue_refusals_total counter")
+        lines.append("tipledger_write_queue_refusals_total \(state.writeQueueRefusals)")
+        lines.append(
+            "# HELP tipledger_write_groups_total Transactions the write routes' payloads were recorded in, "
+                + "committed or failed.")
+        lines.append("# TYPE tipledger_write_groups_total counter")
+        lines.append("tipledger_write_groups_total \(writeGroups)")
+        lines.append(
             "# HELP tipledger_app_store_api_requests_total Requests to the App Store Server API, by endpoint and "
                 + "status (or the failure when no answer came).")
         lines.append("# TYPE tipledger_app_store_api_requests_total counter")
@@ -112,6 +133,26 @@ public final class ServiceMetrics: Sendable {
             lines.append(
                 "tipledger_sync_last_success_timestamp_seconds{environment=\"\(environment)\"} "
                     + "\(Double(milliseconds) / 1000)")
+        }
+        if let revocation {
+            let counters = [
+                ("tipledger_ocsp_requests_total", "Requests sent to OCSP responders.", revocation.requests),
+                (
+                    "tipledger_ocsp_cache_hits_total", "Revocation statuses answered from kept OCSP responses.",
+                    revocation.cacheHits
+                ),
+                (
+                    "tipledger_ocsp_unavailable_total",
+                    "Revocation statuses without a trustworthy answer (responder down, forged or stale response).",
+                    revocation.unavailable
+                ),
+                ("tipledger_ocsp_revoked_total", "Certificates found revoked.", revocation.revoked),
+            ]
+            for (name, help, value) in counters {
+                lines.append("# HELP \(name) \(help)")
+                lines.append("# TYPE \(name) counter")
+                lines.append("\(name) \(value)")
+            }
         }
         lines.append("# HELP tipledger_http_request_duration_seconds Time to answer a request, by route.")
         lines.append("# TYPE tipledger_http_request_duration_seconds histogram")

@@ -8,10 +8,16 @@ public import TipLedgerStore
 ///
 /// The statuses of the API's answers are decided here in one place: 200 for what was applied,
 /// duplicate or ignored; 400 for a notification that is permanently bad; 422 for a rejected
-/// transaction; 503 when the ledger is busy or unavailable, so the App Store retries;
+/// transaction; 503 when the ledger is busy or unavailable, or its writer is too far behind, or
+/// strict online checks got no answer, so the App Store retries;
 /// 401/404/405/413 as usual. (The transport answers framing it cannot trust, 400, and bodies
 /// over the limit, 413, before a request gets here.) No response carries internal error text
 /// or SQL.
+///
+/// The write routes verify on the calling thread (a worker of the server) and hand the verified
+/// payload to a `GroupCommitter`, which records it with the others waiting in one transaction;
+/// the answer comes once that transaction committed (`HTTPAnswer.later`), so a 200 means the
+/// record is durable.
 public final class TipLedgerService: Sendable {
     public let verifier: Verifier
     public let ledger: Ledger
@@ -29,6 +35,8 @@ public final class TipLedgerService: Sendable {
     let log: @Sendable (String) -> Void
     /// Told of each notification recorded, after it was committed and before it is answered.
     let notificationRecorded: @Sendable (VerifiedNotification, RecordResult) -> Void
+    /// Records what the write routes verified, in groups.
+    let committer: GroupCommitter
 
     /// - Parameters:
     ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
@@ -38,13 +46,15 @@ public final class TipLedgerService: Sendable {
     ///     all of them.
     ///   - writeProbeInterval: while a write has failed, `/healthz` tries at most this often
     ///     whether the ledger commits again (`Ledger.probeWriteIfDue`).
-    ///   - notificationRecorded: told of each notification recorded, on the request's thread:
-    ///     it must return at once (hand work to another thread), as the App Store waits.
+    ///   - writeQueueLimit: how many verified payloads may wait for the ledger's writer; a write
+    ///     request past them is answered 503 with `Retry-After`.
+    ///   - notificationRecorded: told of each notification recorded, on the thread that answers
+    ///     it: it must return at once (hand work to another thread), as the App Store waits.
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
         finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
         metrics: ServiceMetrics = ServiceMetrics(), writeProbeInterval: Duration = .seconds(1),
-        log: @escaping @Sendable (String) -> Void = { _ in },
+        writeQueueLimit: Int = GroupCommitter.defaultQueueLimit, log: @escaping @Sendable (String) -> Void = { _ in },
         notificationRecorded: @escaping @Sendable (VerifiedNotification, RecordResult) -> Void = { _, _ in }
     ) {
         self.verifier = verifier
@@ -58,15 +68,43 @@ public final class TipLedgerService: Sendable {
         self.writeProbeInterval = writeProbeInterval
         self.log = log
         self.notificationRecorded = notificationRecorded
+        self.committer = GroupCommitter(ledger: ledger, finish: finishesTransactions, queueLimit: writeQueueLimit)
     }
 
-    /// The handler to give `HTTPServer`.
-    public var handler: HTTPHandler { { [self] request in handle(request) } }
+    /// The answerer to give `HTTPServer`.
+    public var answerer: HTTPAnswerer { { [self] request in answer(request) } }
 
-    /// Answers one request and counts it in the metrics.
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// Answers one request, the write routes once their group committed, and counts it in the
+    /// metrics when it is answered.
+    public func answer(_ request: HTTPRequest) -> HTTPAnswer {
         let started = ContinuousClock.now
-        let (route, response) = dispatch(request)
+        let route = Route(path: request.path)
+        let method = request.method == "HEAD" ? "GET" : request.method
+        switch (route, method) {
+        case (.notifications, "POST"), (.transactions, "POST"):
+            if let refusal = request.query.refusal(takes: [], route: route.name) {
+                return .now(counted(refusal, route: route.name, since: started))
+            }
+            return route == .notifications
+                ? notification(request, since: started) : transaction(request, since: started)
+        default:
+            return .now(counted(dispatch(request, route: route, method: method), route: route.name, since: started))
+        }
+    }
+
+    /// Answers one request, waiting for a write's group to commit: for a caller without a
+    /// server.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        switch answer(request) {
+        case .now(let response): response
+        case .later(let deferred): deferred.wait()
+        }
+    }
+
+    /// `response`, counted in the metrics as the route's answer after the time since `started`.
+    private func counted(_ response: HTTPResponse, route: String, since started: ContinuousClock.Instant)
+        -> HTTPResponse
+    {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         metrics.countRequest(route: route, status: response.status, seconds: seconds)
@@ -83,20 +121,16 @@ public final class TipLedgerService: Sendable {
         )
     }
 
-    /// The route name (the metrics label) and the response.
-    private func dispatch(_ request: HTTPRequest) -> (String, HTTPResponse) {
-        let route = Route(path: request.path)
-        let method = request.method == "HEAD" ? "GET" : request.method
+    /// The response of every route but the writes.
+    private func dispatch(_ request: HTTPRequest, route: Route, method: String) -> HTTPResponse {
         let response: HTTPResponse
         /// The answer of a route that takes no parameters, unless the request has some.
         func parameterless(_ answer: () -> HTTPResponse) -> HTTPResponse {
             request.query.refusal(takes: [], route: route.name) ?? answer()
         }
         switch route {
-        case .notifications:
-            response = method == "POST" ? parameterless { notification(request) } : Self.methodNotAllowed("POST")
-        case .transactions:
-            response = method == "POST" ? parameterless { transaction(request) } : Self.methodNotAllowed("POST")
+        case .notifications, .transactions:
+            response = Self.methodNotAllowed("POST")
         case .accounts(let account):
             response = query(request, method: method) { restore(request, account: account) }
         case .report:
@@ -110,14 +144,16 @@ public final class TipLedgerService: Sendable {
                 method == "GET"
                 ? parameterless {
                     .text(
-                        metrics.render(failedWrites: ledger.health.failedWrites),
+                        metrics.render(
+                            failedWrites: ledger.health.failedWrites, writeGroups: committer.groupsWritten,
+                            revocation: verifier.onlineChecks?.checker.counts),
                         contentType: "text/plain; version=0.0.4")
                 }
                 : Self.methodNotAllowed("GET")
         case .unknown:
             response = Self.notFound
         }
-        return (route.name, response)
+        return response
     }
 
     static let notFound = HTTPResponse.error(.notFound, "no such resource")
@@ -130,78 +166,91 @@ public final class TipLedgerService: Sendable {
 
     // MARK: POST /v1/notifications
 
-    private func notification(_ request: HTTPRequest) -> HTTPResponse {
+    private func notification(_ request: HTTPRequest, since started: ContinuousClock.Instant) -> HTTPAnswer {
+        let route = Route.notifications.name
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return rejection(.notUTF8("the body"), status: 400)
+            return .now(counted(rejection(.notUTF8("the body"), status: 400), route: route, since: started))
         }
         let verified: VerifiedNotification
         do {
             verified = try verifier.verifyNotification(try WebhookBody.signedPayload(of: body))
         } catch {
-            return rejection(error, status: 400)
+            return .now(counted(rejection(error, status: 400), route: route, since: started))
         }
-        let result: RecordResult
-        switch record(.notification(verified), finish: false, rejectedStatus: 400) {
-        case .recorded(let recorded): result = recorded
-        case .answered(let response): return response
-        }
-        let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
-        metrics.countNotification(type: type)
-        notificationRecorded(verified, result)
-        return .json { writer in
-            writer.object { object in
-                // As `verify --format json` says it.
-                VerifiedPayloadJSON.write(.notification(verified), recording: result, to: &object)
+        return record(.notification(verified), rejectedStatus: 400, route: route, since: started) { [self] result in
+            let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
+            metrics.countNotification(type: type)
+            notificationRecorded(verified, result)
+            return .json { writer in
+                writer.object { object in
+                    // As `verify --format json` says it.
+                    VerifiedPayloadJSON.write(.notification(verified), recording: result, to: &object)
+                }
             }
         }
     }
 
-    private enum Recording {
-        case recorded(RecordResult)
-        /// The answer instead: a rejection, or 503 when the ledger cannot take it now.
-        case answered(HTTPResponse)
+    /// Hands a verified payload to the group committer and answers once its group committed:
+    /// `recorded`'s response, the rejection (answered `rejectedStatus` with the code) when the
+    /// ledger rejects it, or 503 when the ledger cannot take it (its write failed, or too many
+    /// payloads wait for the writer already). Counts the verification once, by its outcome, and
+    /// the request as `route`'s.
+    private func record(
+        _ payload: VerifiedPayload, rejectedStatus: Int, route: String, since started: ContinuousClock.Instant,
+        recorded: @escaping @Sendable (RecordResult) -> HTTPResponse
+    ) -> HTTPAnswer {
+        let deferred = DeferredResponse()
+        let queued = committer.submit(payload) { [self] result in
+            // On the writer's thread: the response is built by the worker that sends it.
+            deferred.answer { [self] in
+                let response: HTTPResponse
+                switch result {
+                case .success(let result):
+                    metrics.countVerification("ok")
+                    response = recorded(result)
+                case .failure(let refused as VerificationError):
+                    // `rejection` counts the verification by its code.
+                    response = rejection(refused, status: rejectedStatus)
+                case .failure(let error):
+                    metrics.countVerification("ok")
+                    response = unavailable(error)
+                }
+                return counted(response, route: route, since: started)
+            }
+        }
+        guard queued else {
+            metrics.countVerification("ok")
+            metrics.countWriteQueueRefusal()
+            return .now(counted(Self.writeQueueFull, route: route, since: started))
+        }
+        return .later(deferred)
     }
 
-    /// Records a verified payload as a batch of one, unless the ledger rejects it (answered
-    /// `rejectedStatus` with the code) or cannot take it now (503). Counts the verification
-    /// once, by its outcome.
-    private func record(_ payload: VerifiedPayload, finish: Bool, rejectedStatus: Int) -> Recording {
-        let recording: Recording
-        do {
-            switch try ledger.record([payload], finish: finish)[0] {
-            case .success(let result):
-                recording = .recorded(result)
-            case .failure(let refused):
-                // `rejection` counts the verification by its code.
-                return .answered(rejection(refused, status: rejectedStatus))
-            }
-        } catch {
-            recording = .answered(unavailable(error))
-        }
-        metrics.countVerification("ok")
-        return recording
-    }
+    /// 503 for a write while `GroupCommitter.queueLimit` payloads wait for the writer already.
+    static let writeQueueFull: HTTPResponse = {
+        var response = HTTPResponse.error(.unavailable, "the ledger's writer is behind; retry later")
+        response.headers.set("Retry-After", "1")
+        return response
+    }()
 
     // MARK: POST /v1/transactions
 
-    private func transaction(_ request: HTTPRequest) -> HTTPResponse {
+    private func transaction(_ request: HTTPRequest, since started: ContinuousClock.Instant) -> HTTPAnswer {
+        let route = Route.transactions.name
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return rejection(.notUTF8("the body"), status: 422)
+            return .now(counted(rejection(.notUTF8("the body"), status: 422), route: route, since: started))
         }
         let verified: VerifiedTransaction
         do {
             verified = try verifier.verifyTransaction(try Self.signedTransaction(in: body))
         } catch {
-            return rejection(error, status: 422)
+            return .now(counted(rejection(error, status: 422), route: route, since: started))
         }
-        let result: RecordResult
-        switch record(.transaction(verified), finish: finishesTransactions, rejectedStatus: 422) {
-        case .recorded(let recorded): result = recorded
-        case .answered(let response): return response
-        }
-        return .json { writer in
-            writer.object { object in
-                VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)
+        return record(.transaction(verified), rejectedStatus: 422, route: route, since: started) { result in
+            .json { writer in
+                writer.object { object in
+                    VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)
+                }
             }
         }
     }
@@ -253,15 +302,19 @@ public final class TipLedgerService: Sendable {
 
     // MARK: Errors
 
+    /// A payload's rejection, with `status`; or 503 with `Retry-After` when the rejection is
+    /// retryable (strict online checks without an answer), so the App Store sends it again.
     private func rejection(_ error: VerificationError, status: Int) -> HTTPResponse {
         metrics.countVerification(error.code.rawValue)
-        return .json(status: status) { writer in
+        var response = HTTPResponse.json(status: error.code.isRetryable ? 503 : status) { writer in
             writer.object { object in
                 object.field("error", error.code.rawValue)
                 object.field("message", error.message)
                 object.field("appleStatus", error.appleStatus)
             }
         }
+        if error.code.isRetryable { response.headers.set("Retry-After", "60") }
+        return response
     }
 
     /// 503 for a ledger failure, so the App Store (or the app) retries later. The details go to

@@ -15,10 +15,9 @@ internal import TipLedgerCore
 /// Checkpoints wait until the log has grown by as many frames as the ledger has pages, at least
 /// `minimumFrames` and at most `checkpointFrames`: a page that several commits in between wrote
 /// (an index page keyed by random values, in a large ledger) is then copied into the file once
-/// rather than once per commit. Recording 200,000 lines took a fifth less time than with a
-/// checkpoint after every commit. A small ledger's log is copied sooner: `serve`, committing each
-/// request, writes some 70 KB of log a request, and a fixed 256 MiB grew the log of a ledger
-/// of a few hundred kilobytes past a small volume's space.
+/// rather than once per commit (docs/performance.md). A small ledger's log is copied sooner, so
+/// that its log does not outgrow a small volume; a writer that never stops (`serve`) bounds the
+/// log whatever the ledger's size (`Ledger.open(logBound:)`).
 final class Checkpointer: Sendable {
     /// Log the writer restarts once a checkpoint copied all of it, by default.
     static let restartBytes = 32 << 20

@@ -17,13 +17,20 @@ extension Ledger {
     ///
     /// `replicated` says that a replicator such as Litestream reads the write-ahead log and
     /// checkpoints it: the ledger then never checkpoints the log itself.
+    ///
+    /// `logBound`, in bytes, keeps the log about that size for a writer that never stops (the
+    /// HTTP service): the log is checkpointed every half of it at most and restarted once a
+    /// checkpoint copied more than half of it, whatever the ledger's size. Without it, the log
+    /// between two checkpoints grows with the ledger, up to 256 MiB, which suits a bulk load
+    /// (`Checkpointer`).
     public static func open(
         path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
-        creating: Bool = true, replicated: Bool = false, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        creating: Bool = true, replicated: Bool = false, logBound: Int? = nil,
+        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: nil, restartFrames: nil,
-            reading: reading, creating: creating, replicated: replicated, upgrading: upgrading)
+            reading: reading, creating: creating, replicated: replicated, logBound: logBound, upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
@@ -31,7 +38,7 @@ extension Ledger {
     /// (`Checkpointer.frames(pageSize:)`).
     static func open(
         path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int?, restartFrames: Int64?,
-        reading: Bool = false, creating: Bool = true, replicated: Bool = false,
+        reading: Bool = false, creating: Bool = true, replicated: Bool = false, logBound: Int? = nil,
         upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
@@ -65,12 +72,14 @@ extension Ledger {
         // The writer does not checkpoint as it commits; the checkpointer does, once the log
         // has grown enough.
         database.watchLog()
-        let frames = Checkpointer.frames(pageSize: Int(try database.pragmaInteger("page_size")))
+        let pageSize = Int(try database.pragmaInteger("page_size"))
+        let frames = Checkpointer.frames(pageSize: pageSize)
+        let half = logBound.map { max(1, $0 / 2 / max(pageSize, 512)) }
         let checkpointer = Checkpointer(
             LockedDatabase(
                 try Database(path: path, busyTimeoutMilliseconds: milliseconds, cacheMebibytes: 1, access: access)),
-            checkpointFrames: checkpointFrames ?? frames.checkpoint, minimumFrames: frames.minimum,
-            restartFrames: restartFrames ?? frames.restart)
+            checkpointFrames: checkpointFrames ?? min(frames.checkpoint, half ?? .max), minimumFrames: frames.minimum,
+            restartFrames: restartFrames ?? min(frames.restart, half.map(Int64.init) ?? .max))
         return Ledger(
             path: path, connection: LockedDatabase(database),
             readers: ReaderPool(path: path, busyTimeoutMilliseconds: milliseconds, access: access),

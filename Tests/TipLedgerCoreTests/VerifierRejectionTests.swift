@@ -50,7 +50,26 @@ private func signed(header: String, _ payload: String = TestPayloads.transaction
 private let x5c = TestJWS.x5c(standard.chain)
 
 extension RejectionScenario {
-    static let all: [RejectionScenario] = sizeAndForm + header + chain + time + signature + payload + identity
+    static let all: [RejectionScenario] =
+        sizeAndForm + header + chain + time + signature + online + payload + identity
+
+    /// With online checks, statuses from a table instead of a responder (`TestRevocationChecker`).
+    static let online: [RejectionScenario] = [
+        RejectionScenario("a revoked leaf", .certificateRevoked) {
+            let checker = TestRevocationChecker([(TestChains.standard.leaf, .revoked("since today"))])
+            return (
+                try signed(TestPayloads.transaction()),
+                try TestChains.verifier(onlineChecks: OnlineChecks(mode: .strict, checker: checker))
+            )
+        },
+        RejectionScenario("no answer about the intermediate, strict", .revocationUnavailable) {
+            let checker = TestRevocationChecker([(TestChains.standard.intermediate, .unavailable("down"))])
+            return (
+                try signed(TestPayloads.transaction()),
+                try TestChains.verifier(onlineChecks: OnlineChecks(mode: .strict, checker: checker))
+            )
+        },
+    ]
 
     static let sizeAndForm: [RejectionScenario] = [
         RejectionScenario("a token one byte over 64 KiB", .tooLarge) {
@@ -570,6 +589,8 @@ extension RejectionScenario {
         .wrongBundleId: ("wrong_bundle_id", "INVALID_APP_IDENTIFIER"),
         .wrongAppAppleId: ("wrong_app_apple_id", "INVALID_APP_IDENTIFIER"),
         .wrongEnvironment: ("wrong_environment", "INVALID_ENVIRONMENT"),
+        .certificateRevoked: ("certificate_revoked", "VERIFICATION_FAILURE"),
+        .revocationUnavailable: ("revocation_unavailable", "RETRYABLE_VERIFICATION_FAILURE"),
     ]
 
     @Test func codesAndAppleStatusesAreTheSpecTable() {
@@ -650,7 +671,7 @@ extension RejectionScenario {
 /// The catalogue the CLI and HTTP tests draw on: one token per code, for each kind that can
 /// carry it, rejected with exactly that code.
 @Suite struct RejectedTokenCatalogueTests {
-    @Test(arguments: VerificationError.Code.allCases)
+    @Test(arguments: TestChains.offlineCodes)
     func everyCodeHasATokenRejectedWithIt(_ code: VerificationError.Code) throws {
         let transaction = try TestChains.rejectedToken(code)
         let notification = try #require(try TestChains.rejectedToken(code, notification: true))

@@ -23,8 +23,11 @@ final class AcknowledgedStream: Sendable {
 
     /// Starts `clients` threads posting to 127.0.0.1:`port`; their transaction ids and
     /// notification UUIDs are numbered from `first` up, so streams with different `first`s
-    /// (far enough apart) never repeat one another.
-    init(port: UInt16, clients: Int, limit: Int, first: Int) {
+    /// (far enough apart) never repeat one another. `acknowledged`, if given, is told the count
+    /// of acknowledgements so far on the client's thread as soon as each is kept.
+    init(
+        port: UInt16, clients: Int, limit: Int, first: Int, acknowledged: (@Sendable (Int) -> Void)? = nil
+    ) {
         for client in 0..<clients {
             done.enter()
             Thread { [self] in
@@ -63,7 +66,11 @@ final class AcknowledgedStream: Sendable {
                             continue
                         }
                         let now = ContinuousClock.now
-                        acknowledgements.withLock { $0.append(Acknowledgement(at: now, item: item)) }
+                        let count = acknowledgements.withLock { list in
+                            list.append(Acknowledgement(at: now, item: item))
+                            return list.count
+                        }
+                        acknowledged?(count)
                         answered.signal()
                     } catch {
                         // The service is gone (killed, or stopping): nothing more is acknowledged.

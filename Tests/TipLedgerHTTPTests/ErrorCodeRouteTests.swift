@@ -9,7 +9,7 @@ import TipLedgerTestSupport
 /// must not retry it); nothing of it reaches the ledger.
 @Suite struct ErrorCodeRouteTests {
     /// A transaction names no appAppleId, so `wrong_app_apple_id` comes only from notifications.
-    static let transactionCodes = VerificationError.Code.allCases.filter { $0 != .wrongAppAppleId }
+    static let transactionCodes = TestChains.offlineCodes.filter { $0 != .wrongAppAppleId }
 
     @Test(arguments: transactionCodes)
     func aRejectedTransactionIsAnswered422WithItsCode(_ code: VerificationError.Code) throws {
@@ -21,7 +21,7 @@ import TipLedgerTestSupport
         try expect(response, status: 422, code: code, harness: harness)
     }
 
-    @Test(arguments: VerificationError.Code.allCases)
+    @Test(arguments: TestChains.offlineCodes)
     func aRejectedNotificationIsAnswered400WithItsCode(_ code: VerificationError.Code) throws {
         let token = try #require(try TestChains.rejectedToken(code, notification: true))
         let harness = try ServiceHarness(verifier: TestChains.rejectionVerifier)

@@ -26,7 +26,8 @@ final class ServiceHarness: Sendable {
     init(
         apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true,
         queryEnvironments: [AppStoreEnvironment]? = nil, verifier: Verifier = TestChains.standardVerifier,
-        writeProbeInterval: Duration = .seconds(1), prepare: (String) throws -> Void = { _ in }
+        writeProbeInterval: Duration = .seconds(1), writeQueueLimit: Int = GroupCommitter.defaultQueueLimit,
+        prepare: (String) throws -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory()
         path = directory.file("ledger.sqlite")
@@ -37,7 +38,7 @@ final class ServiceHarness: Sendable {
         service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             finishesTransactions: finishesTransactions, queryEnvironments: queryEnvironments, clock: clock,
-            writeProbeInterval: writeProbeInterval, log: { logged.append($0) })
+            writeProbeInterval: writeProbeInterval, writeQueueLimit: writeQueueLimit, log: { logged.append($0) })
     }
 
     /// Answers a request built from its parts.

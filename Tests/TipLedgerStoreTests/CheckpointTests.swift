@@ -51,6 +51,20 @@ import TipLedgerTestSupport
         try ledger.withDatabase { $0.logFrames }
     }
 
+    /// A bound on the log makes a checkpoint due every half of it at most, and a restart once
+    /// more than half of it was copied, whatever the ledger's size; without one, the defaults.
+    @Test(arguments: [nil, 4 << 20, 1 << 30])
+    func aLogBoundHalvesIntoTheCheckpointAndRestartThresholds(_ bound: Int?) throws {
+        let directory = try TemporaryDirectory()
+        let ledger = try Ledger.open(path: directory.file("ledger.sqlite"), logBound: bound)
+        let checkpointer = try #require(ledger.checkpointer)
+        let defaults = Checkpointer.frames(pageSize: Database.newFilePageSize)
+        let half = bound.map { $0 / 2 / Database.newFilePageSize }
+        #expect(checkpointer.checkpointFrames == min(defaults.checkpoint, half ?? .max))
+        #expect(checkpointer.restartFrames == min(defaults.restart, half.map(Int64.init) ?? .max))
+        if bound == 4 << 20 { #expect(checkpointer.checkpointFrames == 128 && checkpointer.restartFrames == 128) }
+    }
+
     @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {
         let directory = try TemporaryDirectory()
         let (ledger, checkpointer) = try ledger(in: directory, checkpointFrames: 200)

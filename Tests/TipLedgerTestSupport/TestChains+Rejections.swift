@@ -23,9 +23,16 @@ extension TestChains {
         }
     }()
 
+    /// The codes a verifier gives without online checks: all but those of `RevocationCheck`
+    /// (see `TestRevocationChecker` for those).
+    public static let offlineCodes = VerificationError.Code.allCases.filter {
+        $0 != .certificateRevoked && $0 != .revocationUnavailable
+    }
+
     /// A token `rejectionVerifier` rejects with `code`: a transaction, or a notification when
     /// `notification` is true (`wrong_app_apple_id` is a notification's only). Nil for a code
-    /// that kind cannot carry.
+    /// that kind cannot carry, and for the codes of online checks, which `rejectionVerifier`
+    /// does not make.
     public static func rejectedToken(_ code: VerificationError.Code, notification: Bool = false) throws -> String? {
         let payload = notification ? TestPayloads.notification : TestPayloads.transaction
         let chain = TestJWS.x5c(standard.chain)
@@ -69,6 +76,8 @@ extension TestChains {
         case .wrongEnvironment:
             let data = notification ? ["data": TestPayloads.notificationData(["environment": #""Xcode""#])] : [:]
             return try TestJWS.sign(notification ? payload(data) : payload(["environment": #""Xcode""#]))
+        case .certificateRevoked, .revocationUnavailable:
+            return nil
         }
     }
 }

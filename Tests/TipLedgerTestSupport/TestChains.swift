@@ -75,16 +75,17 @@ public enum TestChains {
     /// An intermediate without the WWDR marker OID.
     public static let intermediateWithoutMarker = mint { $0.intermediateHasMarker = false }
 
-    /// A verifier trusting `pki`'s root, accepting `environments` and `bundleId`.
+    /// A verifier trusting `pki`'s root, accepting `environments` and `bundleId`, checking
+    /// online when `onlineChecks` is given.
     public static func verifier(
         trusting pki: TestPKI = standard, bundleId: String = "com.example.tips",
         environments: Set<AppStoreEnvironment> = [.sandbox, .production], appAppleId: Int64? = 1_234_567_890,
-        now: Int64 = referenceMilliseconds
+        now: Int64 = referenceMilliseconds, onlineChecks: OnlineChecks? = nil
     ) throws -> Verifier {
         Verifier(
             trustStore: try TrustStore(roots: [pki.root]),
             policy: VerificationPolicy(bundleIds: [bundleId], environments: environments, appAppleId: appAppleId),
-            clock: .fixed(AppleDate(wholeMilliseconds: now)))
+            clock: .fixed(AppleDate(wholeMilliseconds: now)), onlineChecks: onlineChecks)
     }
 
     /// A signed consumable tip transaction from `pki`, at `purchaseDate` (the reference time by

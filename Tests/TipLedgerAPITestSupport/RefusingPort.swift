@@ -3,11 +3,11 @@ import Glibc
 
 /// A loopback port that refuses every connection: a socket bound to it but not listening, held
 /// until the value is released, so that no other test's server can take the port meanwhile.
-final class RefusingPort {
-    let port: UInt16
+public final class RefusingPort {
+    public let port: UInt16
     private let descriptor: Int32
 
-    init() throws {
+    public init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RefusingPortError(errno: errno) }
         var address = sockaddr_in()
@@ -34,6 +34,6 @@ final class RefusingPort {
 }
 
 /// Why the refusing port could not be set up.
-struct RefusingPortError: Error {
-    let errno: Int32
+public struct RefusingPortError: Error {
+    public let errno: Int32
 }
