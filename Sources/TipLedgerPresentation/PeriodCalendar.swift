@@ -55,6 +55,16 @@ struct PeriodCalendar {
     }
 
     /// The period in words: `5 Jan 2026`, `week of 5 Jan 2026`, `Jan 2026`, `2026`.
+    /// The period starting on `start` as a sentence places it: "on 17 Mar 2026", "in the week of
+    /// 2 Mar 2026", "in Mar 2026", "in 2026".
+    func placed(_ start: String) -> String {
+        switch period {
+        case .day: "on " + name(start)
+        case .week: "in the " + name(start)
+        case .month, .year: "in " + name(start)
+        }
+    }
+
     func name(_ start: String) -> String {
         guard let (year, month, day) = Self.parts(start) else { return start }
         switch period {

@@ -77,7 +77,7 @@ extension ReportPage {
                             + "\(Money.grouped(revoked, currency: currency)) \(code) revoked"))
             }
             let net = totals.reduce(0) { $0 + $1.netMilli }
-            if !totals.isEmpty, net > busiest?.1 ?? Int64.min { busiest = (name, net) }
+            if !totals.isEmpty, net > busiest?.1 ?? Int64.min { busiest = (period, net) }
             let (label, year) = calendar.label(period)
             slots.append(StackedBarChart.Slot(key: period, label: label, year: year, segments: segments))
         }
@@ -86,7 +86,9 @@ extension ReportPage {
             "Net tips in \(currency ?? "no currency") per \(overview.period.rawValue), stacked by product, from "
             + "\(calendar.name(periods.first ?? "")) to \(calendar.name(periods.last ?? "")): "
             + "\(Self.counted(Int64(withTips), overview.period.rawValue)) with tips"
-        if let (name, net) = busiest { summary += "; the most, \(Money.grouped(net, currency: currency)), in \(name)" }
+        if let (start, net) = busiest {
+            summary += "; the most, \(Money.grouped(net, currency: currency)), \(calendar.placed(start))"
+        }
         let lost = rows.reduce(0) { $0 + $1.totals.refundedMilli + $1.totals.revokedMilli }
         summary +=
             lost > 0 ? "; \(Money.grouped(lost, currency: currency)) refunded or revoked, drawn below zero." : "."

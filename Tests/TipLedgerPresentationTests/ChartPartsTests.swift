@@ -61,6 +61,16 @@ import Testing
         #expect(PeriodCalendar(period: period).periods(from: first, to: last, having: [first, last]) == periods)
     }
 
+    /// A chart's summary names its busiest period as a sentence would: on a day, in a week, a
+    /// month or a year.
+    @Test(arguments: [
+        (ReportPeriod.day, "on 17 Mar 2026"), (.week, "in the week of 17 Mar 2026"), (.month, "in Mar 2026"),
+        (.year, "in 2026"),
+    ])
+    func aPeriodIsPlacedInASentenceWithItsPreposition(period: ReportPeriod, placed: String) {
+        #expect(PeriodCalendar(period: period).placed("2026-03-17") == placed)
+    }
+
     /// A span of centuries (dates edited by hand) is drawn as the periods that have tips only.
     @Test func aSpanOfCenturiesKeepsThePeriodsWithTips() {
         let starts = ["1970-01-01", "2026-01-01", "2400-01-01"]
