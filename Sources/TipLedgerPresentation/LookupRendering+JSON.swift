@@ -12,9 +12,7 @@ extension LookupRendering {
                 case .rejected(let error):
                     RejectionJSON.write(error, to: &object)
                 case .verified(let payload, let recording):
-                    object.field("ok", true)
-                    object.field("kind", payload.kind.rawValue)
-                    VerifiedPayloadJSON.write(payload, recording: recording, to: &object)
+                    VerifiedPayloadJSON.writeAccepted(payload, recording: recording, to: &object)
                     if let fields = payload.transaction?.payload {
                         object.field("purchaseDate", fields.purchaseDate?.description)
                         object.field("price", fields.price)

@@ -33,6 +33,16 @@ public enum VerifiedPayloadJSON {
         writeRecording(recording, to: &object)
     }
 
+    /// What the command-line outputs say of an accepted payload (`verify`, `lookup`): `ok`, its
+    /// kind, then `write`'s fields.
+    static func writeAccepted(
+        _ payload: VerifiedPayload, recording: RecordResult?, to object: inout JSONWriter.ObjectWriter
+    ) {
+        object.field("ok", true)
+        object.field("kind", payload.kind.rawValue)
+        write(payload, recording: recording, to: &object)
+    }
+
     /// The outcome (`verified` when nothing was recorded), and the transaction's state and
     /// whether it is finished, where it has one.
     public static func writeRecording(_ recording: RecordResult?, to object: inout JSONWriter.ObjectWriter) {

@@ -13,9 +13,7 @@ extension VerifyReport {
             case .rejected(let error):
                 RejectionJSON.write(error, to: &object)
             case .verified(let payload, let recording):
-                object.field("ok", true)
-                object.field("kind", payload.kind.rawValue)
-                VerifiedPayloadJSON.write(payload, recording: recording, to: &object)
+                VerifiedPayloadJSON.writeAccepted(payload, recording: recording, to: &object)
             case .known(let known):
                 object.field("ok", true)
                 object.field("kind", known.kind.rawValue)

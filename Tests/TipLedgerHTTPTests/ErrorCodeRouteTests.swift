@@ -4,7 +4,7 @@ import TipLedgerCore
 import TipLedgerHTTP
 import TipLedgerTestSupport
 
-/// Every error code of SPEC section 1 comes out of both posting routes as the verifier gives it,
+/// Every error code of docs/verification.md comes out of both posting routes as the verifier gives it,
 /// with its Apple status: 422 for a submitted transaction, 400 for a notification (the App Store
 /// must not retry it); nothing of it reaches the ledger.
 @Suite struct ErrorCodeRouteTests {
