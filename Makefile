@@ -63,7 +63,9 @@ sanitize: deps
 demo: release
 	scripts/demo .build/release/tipledger
 
+# wrk loads serve for its rows; only the benchmark needs it.
 bench: deps
+	scripts/install-deps wrk
 	scripts/bench
 
 bench-replication: deps
