@@ -45,10 +45,11 @@ final class Database: @unchecked Sendable {
     }
 
     /// Opens the database at `path` for `access` (`.write` creates it when missing); `:memory:`
-    /// opens a private in-memory database. `cacheMebibytes` bounds this connection's page cache.
+    /// opens a private in-memory database. `cacheMebibytes` bounds this connection's page cache;
+    /// `newFilePageSize` is the page size of a file this connection creates.
     init(
         path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32,
-        access openedFor: Access = .write
+        access openedFor: Access = .write, newFilePageSize: Int = Database.newFilePageSize
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
@@ -85,7 +86,7 @@ final class Database: @unchecked Sendable {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.openedFor = openedFor
         do {
-            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds, newFilePageSize: newFilePageSize)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
             // on random pages; SQLite's default 2 MiB cache turns that into a read system call
             // per insert once the ledger outgrows it. 32 MiB for the writer recorded a million
@@ -165,7 +166,7 @@ final class Database: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
-    private func configure(busyTimeoutMilliseconds: Int32) throws(StoreError) {
+    private func configure(busyTimeoutMilliseconds: Int32, newFilePageSize: Int) throws(StoreError) {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         var ignored: Int32 = 0
         // Defensive mode refuses writes that could corrupt the file (writable_schema and the
@@ -173,11 +174,8 @@ final class Database: @unchecked Sendable {
         _ = tl_sqlite_db_config_int(handle, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
         try execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" && openedFor == .write {
-            // The page size of a new file: 8 KiB pages took 4 % less time than 4 KiB ones to
-            // record 200,000 tips (each commit rewrites fewer, larger index pages, with fewer
-            // system calls), and 16 KiB ones 3 % less than 8 KiB to record 20,000 (32 KiB took
-            // longer again). A file that already has tables keeps its own; WAL fixes it too.
-            try execute("PRAGMA page_size = \(Database.newFilePageSize)")
+            // A file that already has tables keeps its own page size; WAL fixes it too.
+            try execute("PRAGMA page_size = \(newFilePageSize)")
             // journal_mode answers with the mode in effect; WAL persists in the file, so once a
             // ledger is set up nothing needs changing. Switching a new file takes an exclusive
             // lock, which SQLite reports as busy at once (without the busy handler) when another
@@ -300,8 +298,16 @@ final class Database: @unchecked Sendable {
         try execute("BEGIN IMMEDIATE")
     }
 
-    /// Bytes per page of a database file this connection creates.
+    /// Bytes per page of a database file a connection creates unless told otherwise: suited to
+    /// large transactions (`verify`'s batches), where each commit rewrites fewer, larger index
+    /// pages with fewer system calls. Recording 20,000 tips took 3 % less time than with 8 KiB
+    /// pages, which took 4 % less than 4 KiB ones for 200,000; 32 KiB took longer again.
     static let newFilePageSize = 16384
+
+    /// Bytes per page of a file created for many small commits (the HTTP service's groups): a
+    /// commit writes every page it changes whole, and each request lands on a few randomly
+    /// keyed index pages, so smaller pages write fewer bytes per request (docs/performance.md).
+    static let smallCommitPageSize = 4096
 
     /// Frames in the write-ahead log after this connection's last commit, once `watchLog` ran.
     private(set) var logFrames = 0

@@ -22,7 +22,9 @@ extension Ledger {
     /// HTTP service): the log is checkpointed every half of it at most and restarted once a
     /// checkpoint copied more than half of it, whatever the ledger's size. Without it, the log
     /// between two checkpoints grows with the ledger, up to 256 MiB, which suits a bulk load
-    /// (`Checkpointer`).
+    /// (`Checkpointer`). A ledger this creates with a `logBound` gets small pages, suited to the
+    /// service's many small commits (`Database.smallCommitPageSize`); an existing one keeps its
+    /// own.
     public static func open(
         path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
         creating: Bool = true, replicated: Bool = false, logBound: Int? = nil,
@@ -46,7 +48,9 @@ extension Ledger {
         let file = reading && path != ":memory:" ? resolved(path) : nil
         let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
-        let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access)
+        let database = try Database(
+            path: path, busyTimeoutMilliseconds: milliseconds, access: access,
+            newFilePageSize: logBound == nil ? Database.newFilePageSize : Database.smallCommitPageSize)
         if replicated && access.mayWrite && path != ":memory:" {
             // Litestream copies each frame of the log out before it lets the log be copied into
             // the file and restarted: it holds a read transaction open, and checkpoints itself

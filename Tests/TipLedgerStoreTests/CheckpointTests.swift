@@ -58,11 +58,12 @@ import TipLedgerTestSupport
         let directory = try TemporaryDirectory()
         let ledger = try Ledger.open(path: directory.file("ledger.sqlite"), logBound: bound)
         let checkpointer = try #require(ledger.checkpointer)
-        let defaults = Checkpointer.frames(pageSize: Database.newFilePageSize)
-        let half = bound.map { $0 / 2 / Database.newFilePageSize }
+        let pageSize = Int(try ledger.integer("PRAGMA page_size"))
+        let defaults = Checkpointer.frames(pageSize: pageSize)
+        let half = bound.map { $0 / 2 / pageSize }
         #expect(checkpointer.checkpointFrames == min(defaults.checkpoint, half ?? .max))
         #expect(checkpointer.restartFrames == min(defaults.restart, half.map(Int64.init) ?? .max))
-        if bound == 4 << 20 { #expect(checkpointer.checkpointFrames == 128 && checkpointer.restartFrames == 128) }
+        if bound == 4 << 20 { #expect(checkpointer.checkpointFrames == 512 && checkpointer.restartFrames == 512) }
     }
 
     @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {

@@ -29,10 +29,15 @@ import TipLedgerTestSupport
         #expect(store.ledger.isHealthy())
     }
 
-    @Test func aNewLedgerHasLargerPagesAndAnOlderOneKeepsItsOwn() throws {
+    @Test func aNewLedgerHasPagesSuitedToItsCommitsAndAnOlderOneKeepsItsOwn() throws {
         let store = try TestLedger()
         #expect(try store.ledger.integer("PRAGMA page_size") == Int64(Database.newFilePageSize))
         #expect(Database.newFilePageSize == 16384)
+        // A ledger made for the service's small commits (a log bound) has small pages.
+        let directory = try TemporaryDirectory()
+        let service = try Ledger.open(path: directory.file("service.sqlite"), logBound: 32 << 20)
+        #expect(try service.integer("PRAGMA page_size") == 4096)
+        #expect(Database.smallCommitPageSize == 4096)
 
         // Ledger files made with SQLite's default 4 KiB pages, or with 8 KiB ones (as before),
         // keep them, and record and check as before.
