@@ -7,8 +7,14 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 #include <microhttpd.h>
+
+// The calling thread's id, for a setting Linux keeps per thread such as its niceness (glibc
+// declares gettid only under _GNU_SOURCE).
+static inline pid_t tl_thread_id(void) { return (pid_t)syscall(SYS_gettid); }
 
 // Percent-decodes a request's path and query arguments as libmicrohttpd does (MHD_http_unescape),
 // except a text holding %00, or a path (it starts with '/') holding %2F (either case): those are

@@ -35,6 +35,11 @@ public final class DeferredResponse: Sendable {
         whenAnswered?()
     }
 
+    /// Gives the answer, a response already built.
+    public func answer(_ response: HTTPResponse) {
+        answer { response }
+    }
+
     /// Blocks until the answer is given and returns the response: for a caller without a
     /// server (tests, or a handler called directly).
     public func wait() -> HTTPResponse {

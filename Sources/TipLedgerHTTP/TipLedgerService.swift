@@ -14,10 +14,10 @@ public import TipLedgerStore
 /// over the limit, 413, before a request gets here.) No response carries internal error text
 /// or SQL.
 ///
-/// The write routes verify on the calling thread (a worker of the server) and hand the verified
-/// payload to a `GroupCommitter`, which records it with the others waiting in one transaction;
-/// the answer comes once that transaction committed (`HTTPAnswer.later`), so a 200 means the
-/// record is durable.
+/// The write routes verify on threads of their own (`VerificationThreads`), so the server's
+/// workers stay free for reads, and hand the verified payload to a `GroupCommitter`, which
+/// records it with the others waiting in one transaction; the answer comes once that
+/// transaction committed (`HTTPAnswer.later`), so a 200 means the record is durable.
 public final class TipLedgerService: Sendable {
     public let verifier: Verifier
     public let ledger: Ledger
@@ -37,6 +37,8 @@ public final class TipLedgerService: Sendable {
     let notificationRecorded: @Sendable (VerifiedNotification, RecordResult) -> Void
     /// Records what the write routes verified, in groups.
     let committer: GroupCommitter
+    /// Where the write routes verify, apart from the server's workers.
+    let verification: VerificationThreads
 
     /// - Parameters:
     ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
@@ -46,15 +48,20 @@ public final class TipLedgerService: Sendable {
     ///     all of them.
     ///   - writeProbeInterval: while a write has failed, `/healthz` tries at most this often
     ///     whether the ledger commits again (`Ledger.probeWriteIfDue`).
-    ///   - writeQueueLimit: how many verified payloads may wait for the ledger's writer; a write
-    ///     request past them is answered 503 with `Retry-After`.
+    ///   - writeQueueLimit: how many posted payloads may wait to be verified, and how many
+    ///     verified ones for the ledger's writer; a write request past either is answered 503
+    ///     with `Retry-After`.
+    ///   - verificationThreads: the threads that verify posted payloads (`VerificationThreads`);
+    ///     nil for as many as the server has workers by default, 0 to verify on the thread that
+    ///     calls `answer`.
     ///   - notificationRecorded: told of each notification recorded, on the thread that answers
     ///     it: it must return at once (hand work to another thread), as the App Store waits.
     public init(
         verifier: Verifier, ledger: Ledger, apiToken: String?, catalog: StoreKitCatalog? = nil,
         finishesTransactions: Bool = true, queryEnvironments: [AppStoreEnvironment]? = nil, clock: WallClock = .system,
         metrics: ServiceMetrics = ServiceMetrics(), writeProbeInterval: Duration = .seconds(1),
-        writeQueueLimit: Int = GroupCommitter.defaultQueueLimit, log: @escaping @Sendable (String) -> Void = { _ in },
+        writeQueueLimit: Int = GroupCommitter.defaultQueueLimit, verificationThreads: Int? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in },
         notificationRecorded: @escaping @Sendable (VerifiedNotification, RecordResult) -> Void = { _, _ in }
     ) {
         self.verifier = verifier
@@ -69,6 +76,8 @@ public final class TipLedgerService: Sendable {
         self.log = log
         self.notificationRecorded = notificationRecorded
         self.committer = GroupCommitter(ledger: ledger, finish: finishesTransactions, queueLimit: writeQueueLimit)
+        self.verification = VerificationThreads(
+            threads: verificationThreads ?? HTTPServerConfiguration.defaultWorkerThreads, limit: writeQueueLimit)
     }
 
     /// The answerer to give `HTTPServer`.
@@ -85,8 +94,13 @@ public final class TipLedgerService: Sendable {
             if let refusal = request.query.refusal(takes: [], route: route.name) {
                 return .now(counted(refusal, route: route.name, since: started))
             }
-            return route == .notifications
-                ? notification(request, since: started) : transaction(request, since: started)
+            return apart(route: route.name, since: started) { [self] deferred in
+                if route == .notifications {
+                    notification(request, since: started, answering: deferred)
+                } else {
+                    transaction(request, since: started, answering: deferred)
+                }
+            }
         default:
             return .now(counted(dispatch(request, route: route, method: method), route: route.name, since: started))
         }
@@ -166,18 +180,21 @@ public final class TipLedgerService: Sendable {
 
     // MARK: POST /v1/notifications
 
-    private func notification(_ request: HTTPRequest, since started: ContinuousClock.Instant) -> HTTPAnswer {
+    private func notification(
+        _ request: HTTPRequest, since started: ContinuousClock.Instant, answering deferred: DeferredResponse
+    ) {
         let route = Route.notifications.name
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return .now(counted(rejection(.notUTF8("the body"), status: 400), route: route, since: started))
+            return deferred.answer(counted(rejection(.notUTF8("the body"), status: 400), route: route, since: started))
         }
         let verified: VerifiedNotification
         do {
             verified = try verifier.verifyNotification(try WebhookBody.signedPayload(of: body))
         } catch {
-            return .now(counted(rejection(error, status: 400), route: route, since: started))
+            return deferred.answer(counted(rejection(error, status: 400), route: route, since: started))
         }
-        return record(.notification(verified), rejectedStatus: 400, route: route, since: started) { [self] result in
+        record(.notification(verified), rejectedStatus: 400, route: route, since: started, answering: deferred) {
+            [self] result in
             let type = NotificationType(rawValue: verified.rawNotificationType)?.rawValue ?? "other"
             metrics.countNotification(type: type)
             notificationRecorded(verified, result)
@@ -197,9 +214,8 @@ public final class TipLedgerService: Sendable {
     /// the request as `route`'s.
     private func record(
         _ payload: VerifiedPayload, rejectedStatus: Int, route: String, since started: ContinuousClock.Instant,
-        recorded: @escaping @Sendable (RecordResult) -> HTTPResponse
-    ) -> HTTPAnswer {
-        let deferred = DeferredResponse()
+        answering deferred: DeferredResponse, recorded: @escaping @Sendable (RecordResult) -> HTTPResponse
+    ) {
         let queued = committer.submit(payload) { [self] result in
             // On the writer's thread: the response is built by the worker that sends it.
             deferred.answer { [self] in
@@ -221,6 +237,21 @@ public final class TipLedgerService: Sendable {
         guard queued else {
             metrics.countVerification("ok")
             metrics.countWriteQueueRefusal()
+            return deferred.answer(counted(Self.writeQueueFull, route: route, since: started))
+        }
+    }
+
+    /// Verifies and records a posted payload on `verification`'s threads (`write` answers
+    /// `deferred`, at once or once its group committed), so the worker that read the request
+    /// goes on to its other connections. 503 at once when `writeQueueLimit` requests wait for
+    /// those threads already.
+    private func apart(
+        route: String, since started: ContinuousClock.Instant,
+        _ write: @escaping @Sendable (DeferredResponse) -> Void
+    ) -> HTTPAnswer {
+        let deferred = DeferredResponse()
+        guard verification.submit({ write(deferred) }) else {
+            metrics.countWriteQueueRefusal()
             return .now(counted(Self.writeQueueFull, route: route, since: started))
         }
         return .later(deferred)
@@ -235,18 +266,21 @@ public final class TipLedgerService: Sendable {
 
     // MARK: POST /v1/transactions
 
-    private func transaction(_ request: HTTPRequest, since started: ContinuousClock.Instant) -> HTTPAnswer {
+    private func transaction(
+        _ request: HTTPRequest, since started: ContinuousClock.Instant, answering deferred: DeferredResponse
+    ) {
         let route = Route.transactions.name
         guard let body = String(validating: request.body, as: UTF8.self) else {
-            return .now(counted(rejection(.notUTF8("the body"), status: 422), route: route, since: started))
+            return deferred.answer(counted(rejection(.notUTF8("the body"), status: 422), route: route, since: started))
         }
         let verified: VerifiedTransaction
         do {
             verified = try verifier.verifyTransaction(try Self.signedTransaction(in: body))
         } catch {
-            return .now(counted(rejection(error, status: 422), route: route, since: started))
+            return deferred.answer(counted(rejection(error, status: 422), route: route, since: started))
         }
-        return record(.transaction(verified), rejectedStatus: 422, route: route, since: started) { result in
+        record(.transaction(verified), rejectedStatus: 422, route: route, since: started, answering: deferred) {
+            result in
             .json { writer in
                 writer.object { object in
                     VerifiedPayloadJSON.write(.transaction(verified), recording: result, to: &object)

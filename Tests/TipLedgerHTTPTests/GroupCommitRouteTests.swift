@@ -63,7 +63,8 @@ import TipLedgerTestSupport
 
     @Test func pastTheWriteQueueLimitAWriteIsAnswered503WithRetryAfterAndCounted() throws {
         let limit = 2
-        let harness = try ServiceHarness(writeQueueLimit: limit)
+        // Verified on the calling thread, the requests reach the writer's queue in order.
+        let harness = try ServiceHarness(writeQueueLimit: limit, verificationThreads: 0)
         // The writer holds at most one group (all that waited, at most `limit`) and `limit`
         // more wait: of 2 × `limit` + 1 requests, the last is always refused.
         let requests = try (0..<(2 * limit + 1)).map { index in

@@ -27,7 +27,7 @@ final class ServiceHarness: Sendable {
         apiToken: String? = ServiceHarness.token, finishesTransactions: Bool = true,
         queryEnvironments: [AppStoreEnvironment]? = nil, verifier: Verifier = TestChains.standardVerifier,
         writeProbeInterval: Duration = .seconds(1), writeQueueLimit: Int = GroupCommitter.defaultQueueLimit,
-        prepare: (String) throws -> Void = { _ in }
+        verificationThreads: Int? = nil, prepare: (String) throws -> Void = { _ in }
     ) throws {
         directory = try TemporaryDirectory()
         path = directory.file("ledger.sqlite")
@@ -38,7 +38,8 @@ final class ServiceHarness: Sendable {
         service = TipLedgerService(
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             finishesTransactions: finishesTransactions, queryEnvironments: queryEnvironments, clock: clock,
-            writeProbeInterval: writeProbeInterval, writeQueueLimit: writeQueueLimit, log: { logged.append($0) })
+            writeProbeInterval: writeProbeInterval, writeQueueLimit: writeQueueLimit,
+            verificationThreads: verificationThreads, log: { logged.append($0) })
     }
 
     /// Answers a request built from its parts.
