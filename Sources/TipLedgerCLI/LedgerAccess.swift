@@ -19,8 +19,11 @@ enum LedgerUse {
 }
 
 extension CommandContext {
-    /// Opens (and migrates) the ledger at `--db` for `use`.
-    func openLedger(_ use: LedgerUse, busyTimeout: Duration = .seconds(30), logBound: Int? = nil) throws -> Ledger {
+    /// Opens (and migrates) the ledger at `--db` for `use`; one it creates gets `pages`.
+    func openLedger(
+        _ use: LedgerUse, busyTimeout: Duration = .seconds(30), logBound: Int? = nil,
+        pages: NewLedgerPages = .forBatches
+    ) throws -> Ledger {
         let path = globals.databasePath
         if use != .record && path != ":memory:" {
             let hint = "pass --db PATH (or set TIPLEDGER_DB), or record into it first with 'tipledger verify'"
@@ -35,7 +38,7 @@ extension CommandContext {
         }
         return try Ledger.open(
             path: path, clock: clock, busyTimeout: busyTimeout, reading: use == .read, creating: use == .record,
-            replicated: globals.replicated, logBound: logBound, upgrading: announceUpgrade)
+            replicated: globals.replicated, logBound: logBound, pages: pages, upgrading: announceUpgrade)
     }
 
     /// Says on standard error that the ledger's schema is being upgraded, which rewrites

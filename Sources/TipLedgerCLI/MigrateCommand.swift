@@ -12,7 +12,9 @@ struct MigrateCommand: Command {
         Applies the migrations this binary carries to the ledger at --db, creating it when
         missing. verify and serve do the same when they open the ledger, and the commands that
         only read it migrate a ledger that exists; this one lets a deployment do it first. A
-        ledger with a newer schema than this binary is refused.
+        ledger it creates has the small pages that suit serve's many small commits, as one serve
+        creates does; one verify creates has larger pages, for its batches. A ledger with a
+        newer schema than this binary is refused.
 
         """
 
@@ -21,8 +23,10 @@ struct MigrateCommand: Command {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
+        // A deployment makes the ledger `serve` is to write with this command (the container
+        // does, before Litestream first reads it), so a new one has the pages of small commits.
         let (from, to) = try Ledger.migrate(
-            path: context.globals.databasePath, upgrading: context.announceUpgrade)
+            path: context.globals.databasePath, pages: .forSmallCommits, upgrading: context.announceUpgrade)
         let path = context.globals.databasePath
         context.terminal.line(
             from == to

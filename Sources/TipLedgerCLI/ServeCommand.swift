@@ -43,8 +43,9 @@ struct ServeCommand: Command {
                                   close a connection whose next request's headers are not
                                   all in this long after it opened or its last answer,
                                   however they trickle (default 10)
-          --write-queue-limit N   verified writes that may wait for the ledger; past them a
-                                  write is answered 503 with Retry-After
+          --write-queue-limit N   writes that may wait to be verified, and verified ones
+                                  that may wait for the ledger; past either, a write is
+                                  answered 503 with Retry-After
                                   [TIPLEDGER_WRITE_QUEUE_LIMIT] (default 1024)
           --sync-interval TIME    with App Store Server API credentials: sweep Apple's
                                   notification history this often, as 'sync' does (30s,
@@ -159,8 +160,10 @@ struct ServeCommand: Command {
         let appStore = try appStoreSetup(context, metrics: metrics)
         // A shorter busy timeout than the CLI's: while another process writes for long, answer
         // 503 soon so the App Store retries, rather than holding the request. The log is kept
-        // about `logBound` under writes that never stop (docs/performance.md).
-        let ledger = try context.openLedger(.record, busyTimeout: .seconds(5), logBound: Self.logBound)
+        // about `logBound` under writes that never stop (docs/performance.md), and a ledger made
+        // here has the pages of small commits.
+        let ledger = try context.openLedger(
+            .record, busyTimeout: .seconds(5), logBound: Self.logBound, pages: .forSmallCommits)
         let terminal = context.terminal
         let sync = appStore.map { setup in
             ServeSync(
@@ -173,6 +176,7 @@ struct ServeCommand: Command {
             verifier: verifier, ledger: ledger, apiToken: apiToken,
             catalog: catalog, finishesTransactions: finish, queryEnvironments: context.globals.givenEnvironments,
             clock: context.clock, metrics: metrics, writeQueueLimit: queueLimit,
+            verificationThreads: configuration.workerThreads,
             log: { terminal.errorLine("error: \($0)") },
             notificationRecorded: { notification, result in
                 if notification.rawNotificationType == NotificationType.consumptionRequest.rawValue,

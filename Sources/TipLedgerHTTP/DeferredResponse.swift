@@ -57,6 +57,11 @@ public final class DeferredResponse: Sendable {
         }
     }
 
+    /// Whether the server gave up waiting (it stopped) before the answer came.
+    var isAbandoned: Bool {
+        if case .abandoned = state.withLock({ $0 }) { true } else { false }
+    }
+
     /// Runs `action` once the answer is given: at once when it was already.
     func whenAnswered(_ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in

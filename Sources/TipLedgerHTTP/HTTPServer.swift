@@ -94,7 +94,7 @@ public final class HTTPServer: Sendable {
         // to a worker whose share is full, so it gets the limit once per worker, which no share
         // can reach. MHD_ALLOW_SUSPEND_RESUME, so that a request whose answer comes later (after
         // the commit it shares with others) parks its connection rather than its worker: the
-        // workers verify the next requests meanwhile, and a commit can take in the requests of
+        // workers read the next requests meanwhile, and a commit can take in the requests of
         // every connection, not one per worker. No MHD_USE_ERROR_LOG: it writes free-form lines
         // to stderr.
         let flags =

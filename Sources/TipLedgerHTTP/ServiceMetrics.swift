@@ -21,6 +21,7 @@ public final class ServiceMetrics: Sendable {
         var apiCalls: [String: Int] = [:]  // "endpoint status"
         var lastSweep: [String: Int64] = [:]  // environment: milliseconds since 1970
         var writeQueueRefusals = 0
+        var verificationQueueRefusals = 0
     }
 
     private struct Histogram {
@@ -56,6 +57,11 @@ public final class ServiceMetrics: Sendable {
     /// Counts a write answered 503 because the ledger's write queue was full.
     func countWriteQueueRefusal() {
         state.withLock { $0.writeQueueRefusals += 1 }
+    }
+
+    /// Counts a write answered 503 because too many waited to be verified.
+    func countVerificationQueueRefusal() {
+        state.withLock { $0.verificationQueueRefusals += 1 }
     }
 
     func countNotification(type: String) {
@@ -111,6 +117,11 @@ public final class ServiceMetrics: Sendable {
                 + "ledger's writer.")
         lines.append("# TYPE tipledger_write_queue_refusals_total counter")
         lines.append("tipledger_write_queue_refusals_total \(state.writeQueueRefusals)")
+        lines.append(
+            "# HELP tipledger_verification_queue_refusals_total Writes answered 503 because too many waited to be "
+                + "verified.")
+        lines.append("# TYPE tipledger_verification_queue_refusals_total counter")
+        lines.append("tipledger_verification_queue_refusals_total \(state.verificationQueueRefusals)")
         lines.append(
             "# HELP tipledger_write_groups_total Transactions the write routes' payloads were recorded in, "
                 + "committed or failed.")

@@ -52,8 +52,8 @@ public final class TipLedgerService: Sendable {
     ///     verified ones for the ledger's writer; a write request past either is answered 503
     ///     with `Retry-After`.
     ///   - verificationThreads: the threads that verify posted payloads (`VerificationThreads`);
-    ///     nil for as many as the server has workers by default, 0 to verify on the thread that
-    ///     calls `answer`.
+    ///     nil for as many as the server has workers by default (one per core), 0 to verify on
+    ///     the thread that calls `answer`.
     ///   - notificationRecorded: told of each notification recorded, on the thread that answers
     ///     it: it must return at once (hand work to another thread), as the App Store waits.
     public init(
@@ -250,12 +250,25 @@ public final class TipLedgerService: Sendable {
         _ write: @escaping @Sendable (DeferredResponse) -> Void
     ) -> HTTPAnswer {
         let deferred = DeferredResponse()
-        guard verification.submit({ write(deferred) }) else {
-            metrics.countWriteQueueRefusal()
-            return .now(counted(Self.writeQueueFull, route: route, since: started))
+        let queued = verification.submit {
+            // A request the server gave up on (it stopped) was answered 503 and is retried:
+            // recording it now would only make the retry a duplicate.
+            guard !deferred.isAbandoned else { return }
+            write(deferred)
+        }
+        guard queued else {
+            metrics.countVerificationQueueRefusal()
+            return .now(counted(Self.verificationQueueFull, route: route, since: started))
         }
         return .later(deferred)
     }
+
+    /// 503 for a write while `writeQueueLimit` writes wait to be verified already.
+    static let verificationQueueFull: HTTPResponse = {
+        var response = HTTPResponse.error(.unavailable, "too many writes wait to be verified; retry later")
+        response.headers.set("Retry-After", "1")
+        return response
+    }()
 
     /// 503 for a write while `GroupCommitter.queueLimit` payloads wait for the writer already.
     static let writeQueueFull: HTTPResponse = {

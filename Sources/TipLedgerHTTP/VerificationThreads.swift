@@ -11,17 +11,17 @@ internal import Synchronization
 /// workers and at a lower scheduling priority.
 ///
 /// libmicrohttpd gives each connection to one worker for good, and a worker takes its
-/// connections' requests in turn: a worker that verified in its own turn held a restore, a
-/// health check or a scrape of `/metrics` behind every signature ahead of it. Here a worker
-/// only reads a posted body, hands it over and parks the connection (`DeferredResponse`), so it
-/// answers reads at once; and as these threads run at a higher niceness, the kernel lets a
-/// worker that wakes with a read to answer run before them, while they keep the cores busy the
-/// rest of the time.
+/// connections' requests in turn, so a signature check on a worker would hold a restore, a
+/// health check or a scrape of `/metrics` of another of its connections behind it. A worker
+/// only reads a posted body, hands it over and parks the connection (`DeferredResponse`), and
+/// goes on to its other requests; with these threads at a higher niceness, a worker that wakes
+/// with a read gets the larger share of a busy core, while they keep the cores busy the rest of
+/// the time.
 final class VerificationThreads: Sendable {
     typealias Job = @Sendable () -> Void
 
-    /// The niceness the threads add to the process's: a waking worker is then picked before them, and gets
-    /// three quarters of a core against one of them (the kernel's weights for 0 and 5), while
+    /// The niceness the threads add to that of the thread that starts them: against one of
+    /// them, a worker gets three quarters of a core (the kernel's weights for 0 and 5), and
     /// other programs' load still leaves them a fair share.
     static let niceness: Int32 = 5
 
@@ -87,6 +87,20 @@ final class VerificationThreads: Sendable {
         return queued
     }
 
+    private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
+
+    /// The calling thread's id (a thread of Linux's, not a pthread handle).
+    static func currentThreadID() -> pid_t { tl_thread_id() }
+
+    /// The calling thread's niceness.
+    static func currentNiceness() -> Int32 { getpriority(which, id_t(tl_thread_id())) }
+
+    /// Raises the calling thread's niceness by `niceness`: per thread on Linux, this thread's
+    /// alone. Raising it needs no privilege; failing to changes only the shares of the CPU.
+    private static func lowerThisThreadsPriority() {
+        _ = setpriority(which, id_t(tl_thread_id()), min(19, currentNiceness() + niceness))
+    }
+
     /// Starts a thread taking jobs from `queue`; false when none could be made.
     private static func start(_ queue: Queue) -> Bool {
         let retained = Unmanaged.passRetained(queue)
@@ -97,12 +111,7 @@ final class VerificationThreads: Sendable {
                 // Takes back the +1 `start` gave the thread.
                 guard let argument else { return nil }
                 let queue = Unmanaged<Queue>.fromOpaque(argument).takeRetainedValue()
-                // Per thread on Linux: the niceness of this thread alone, over the one it was
-                // started with. Raising it needs no privilege; failing to changes only who runs
-                // first.
-                let thread = id_t(tl_thread_id())
-                let which = __priority_which_t(PRIO_PROCESS.rawValue)
-                _ = setpriority(which, thread, min(19, getpriority(which, thread) + VerificationThreads.niceness))
+                VerificationThreads.lowerThisThreadsPriority()
                 while let job = queue.next() { job() }
                 return nil
             }, retained.toOpaque())

@@ -49,7 +49,7 @@ final class Database: @unchecked Sendable {
     /// `newFilePageSize` is the page size of a file this connection creates.
     init(
         path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32,
-        access openedFor: Access = .write, newFilePageSize: Int = Database.newFilePageSize
+        access openedFor: Access = .write, newFilePageSize: Int = NewLedgerPages.forBatches.bytes
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
@@ -297,17 +297,6 @@ final class Database: @unchecked Sendable {
         writesBegun += 1
         try execute("BEGIN IMMEDIATE")
     }
-
-    /// Bytes per page of a database file a connection creates unless told otherwise: suited to
-    /// large transactions (`verify`'s batches), where each commit rewrites fewer, larger index
-    /// pages with fewer system calls. Recording 20,000 tips took 3 % less time than with 8 KiB
-    /// pages, which took 4 % less than 4 KiB ones for 200,000; 32 KiB took longer again.
-    static let newFilePageSize = 16384
-
-    /// Bytes per page of a file created for many small commits (the HTTP service's groups): a
-    /// commit writes every page it changes whole, and each request lands on a few randomly
-    /// keyed index pages, so smaller pages write fewer bytes per request (docs/performance.md).
-    static let smallCommitPageSize = 4096
 
     /// Frames in the write-ahead log after this connection's last commit, once `watchLog` ran.
     private(set) var logFrames = 0

@@ -22,17 +22,18 @@ extension Ledger {
     /// HTTP service): the log is checkpointed every half of it at most and restarted once a
     /// checkpoint copied more than half of it, whatever the ledger's size. Without it, the log
     /// between two checkpoints grows with the ledger, up to 256 MiB, which suits a bulk load
-    /// (`Checkpointer`). A ledger this creates with a `logBound` gets small pages, suited to the
-    /// service's many small commits (`Database.smallCommitPageSize`); an existing one keeps its
-    /// own.
+    /// (`Checkpointer`).
+    ///
+    /// `pages` sets the page size of a ledger this creates; an existing one keeps its own.
     public static func open(
         path: String, clock: WallClock = .system, busyTimeout: Duration = .seconds(30), reading: Bool = false,
-        creating: Bool = true, replicated: Bool = false, logBound: Int? = nil,
+        creating: Bool = true, replicated: Bool = false, logBound: Int? = nil, pages: NewLedgerPages = .forBatches,
         upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         try open(
             path: path, clock: clock, busyTimeout: busyTimeout, checkpointFrames: nil, restartFrames: nil,
-            reading: reading, creating: creating, replicated: replicated, logBound: logBound, upgrading: upgrading)
+            reading: reading, creating: creating, replicated: replicated, logBound: logBound, pages: pages,
+            upgrading: upgrading)
     }
 
     /// `open`, checkpointing every `checkpointFrames` frames of log and restarting a log longer
@@ -41,7 +42,7 @@ extension Ledger {
     static func open(
         path: String, clock: WallClock, busyTimeout: Duration, checkpointFrames: Int?, restartFrames: Int64?,
         reading: Bool = false, creating: Bool = true, replicated: Bool = false, logBound: Int? = nil,
-        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        pages: NewLedgerPages = .forBatches, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> Ledger {
         let milliseconds = Int32(clamping: Int64((busyTimeout / .milliseconds(1)).rounded(.up)))
         if !reading { try refuseUnwritable(path) }
@@ -50,7 +51,7 @@ extension Ledger {
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
         let database = try Database(
             path: path, busyTimeoutMilliseconds: milliseconds, access: access,
-            newFilePageSize: logBound == nil ? Database.newFilePageSize : Database.smallCommitPageSize)
+            newFilePageSize: pages.bytes)
         if replicated && access.mayWrite && path != ":memory:" {
             // Litestream copies each frame of the log out before it lets the log be copied into
             // the file and restarted: it holds a read transaction open, and checkpoints itself
@@ -157,22 +158,24 @@ extension Ledger {
         return slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
     }
 
-    /// Applies pending migrations to the ledger at `path`; returns the schema versions before
-    /// and after. `upgrading` is told them first when an existing ledger is to be migrated.
+    /// Applies pending migrations to the ledger at `path`, creating it with `pages` when
+    /// missing; returns the schema versions before and after. `upgrading` is told them first
+    /// when an existing ledger is to be migrated.
     @discardableResult
-    public static func migrate(path: String, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }) throws -> (
-        from: Int, to: Int
-    ) {
-        try migrate(path: path, migrations: Migration.all, upgrading: upgrading)
+    public static func migrate(
+        path: String, pages: NewLedgerPages = .forBatches, upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+    ) throws -> (from: Int, to: Int) {
+        try migrate(path: path, migrations: Migration.all, pages: pages, upgrading: upgrading)
     }
 
     /// `migrate` with `migrations` rather than the embedded ones.
     @discardableResult
     static func migrate(
-        path: String, migrations: [Migration], upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
+        path: String, migrations: [Migration], pages: NewLedgerPages = .forBatches,
+        upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> (from: Int, to: Int) {
         try refuseUnwritable(path)
-        let database = try Database(path: path)
+        let database = try Database(path: path, newFilePageSize: pages.bytes)
         let (from, to) = try Migrator.migrate(database, migrations: migrations, upgrading: upgrading)
         return (from, to)
     }

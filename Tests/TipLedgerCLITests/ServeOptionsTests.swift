@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 import Testing
 import TipLedgerHTTP
-import TipLedgerTestSupport
 
 @testable import TipLedgerCLI
 
@@ -47,24 +46,5 @@ import TipLedgerTestSupport
     @Test func theConnectionLimitIsHighAndMayBeRaisedFurther() throws {
         #expect(try configuration([]).connectionLimit == 4096)
         #expect(try configuration(["--connection-limit", "20000"]).connectionLimit == 20000)
-    }
-}
-
-/// The ledger `serve` creates suits its many small commits; one `verify` creates suits batches.
-@Suite struct ServeLedgerPageSizeTests {
-    @Test func aLedgerServeCreatesHasSmallPagesAndOneVerifyCreatesLargeOnes() async throws {
-        let keys = try await SharedInputs.shared.keys()
-        try await TemporaryDirectory.with { directory in
-            let serve = try await ServeProcess.start(
-                ["--db", "served.sqlite"] + SharedInputs.acceptingTestkit(keys: keys),
-                environment: ["TIPLEDGER_API_TOKEN": "page-size-test-token-3b8e"], in: directory.path)
-            #expect(serve.stop() == 0)
-            #expect(try await SQLiteShell.value("served.sqlite", "PRAGMA page_size", in: directory.path) == "4096")
-
-            let verify = try await TipLedgerBinary.run(
-                ["verify", "--db", "verified.sqlite"] + SharedInputs.acceptingTestkit(keys: keys), in: directory.path)
-            #expect(verify.status == 0, "\(verify.summary)")
-            #expect(try await SQLiteShell.value("verified.sqlite", "PRAGMA page_size", in: directory.path) == "16384")
-        }
     }
 }

@@ -20,7 +20,7 @@ import TipLedgerTestSupport
     /// a log longer than `restartFrames`.
     private func ledger(
         in directory: TemporaryDirectory, checkpointFrames: Int,
-        restartFrames: Int64 = Checkpointer.frames(pageSize: Database.newFilePageSize).restart,
+        restartFrames: Int64 = Checkpointer.frames(pageSize: NewLedgerPages.forBatches.bytes).restart,
         busyTimeout: Duration = .seconds(5)
     ) throws -> (Ledger, Checkpointer) {
         let ledger = try Ledger.open(
@@ -63,7 +63,7 @@ import TipLedgerTestSupport
         let half = bound.map { $0 / 2 / pageSize }
         #expect(checkpointer.checkpointFrames == min(defaults.checkpoint, half ?? .max))
         #expect(checkpointer.restartFrames == min(defaults.restart, half.map(Int64.init) ?? .max))
-        if bound == 4 << 20 { #expect(checkpointer.checkpointFrames == 512 && checkpointer.restartFrames == 512) }
+        if bound == 4 << 20 { #expect(checkpointer.checkpointFrames == 128 && checkpointer.restartFrames == 128) }
     }
 
     @Test func theLogIsCopiedOnlyAfterItGrewByTheThreshold() throws {
@@ -132,7 +132,7 @@ import TipLedgerTestSupport
         ledger.checkpointSoon()
         ledger.checkpointer?.waitUntilIdle()
         let log = try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int ?? 0
-        if replicated { #expect(log > 1000 * Database.newFilePageSize) }
+        if replicated { #expect(log > 1000 * NewLedgerPages.forBatches.bytes) }
 
         // The file alone, without its log: what checkpoints copied into it.
         let copy = directory.file("copy.sqlite")

@@ -31,13 +31,14 @@ import TipLedgerTestSupport
 
     @Test func aNewLedgerHasPagesSuitedToItsCommitsAndAnOlderOneKeepsItsOwn() throws {
         let store = try TestLedger()
-        #expect(try store.ledger.integer("PRAGMA page_size") == Int64(Database.newFilePageSize))
-        #expect(Database.newFilePageSize == 16384)
-        // A ledger made for the service's small commits (a log bound) has small pages.
+        #expect(try store.ledger.integer("PRAGMA page_size") == 16384)
+        // A ledger made for many small commits has small pages, opened or migrated.
         let directory = try TemporaryDirectory()
-        let service = try Ledger.open(path: directory.file("service.sqlite"), logBound: 32 << 20)
+        let service = try Ledger.open(path: directory.file("service.sqlite"), pages: .forSmallCommits)
         #expect(try service.integer("PRAGMA page_size") == 4096)
-        #expect(Database.smallCommitPageSize == 4096)
+        try Ledger.migrate(path: directory.file("migrated.sqlite"), pages: .forSmallCommits)
+        let migrated = try Ledger.open(path: directory.file("migrated.sqlite"))
+        #expect(try migrated.integer("PRAGMA page_size") == 4096)
 
         // Ledger files made with SQLite's default 4 KiB pages, or with 8 KiB ones (as before),
         // keep them, and record and check as before.
