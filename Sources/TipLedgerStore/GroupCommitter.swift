@@ -53,6 +53,9 @@ public final class GroupCommitter: Sendable {
     /// Groups committed (or failed) so far.
     let groups = Atomic(0)
 
+    /// Payloads waiting for the writer to take them.
+    var waiting: Int { state.withLock { $0.queue.count } }
+
     /// The groups written so far, committed or failed: the payloads recorded over this is the
     /// mean group.
     public var groupsWritten: Int { groups.load(ordering: .relaxed) }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
 import Testing
 import TipLedgerCore
-import TipLedgerHTTP
 import TipLedgerTestSupport
 
+@testable import TipLedgerHTTP
 @testable import TipLedgerStore
 
 /// The write routes answer once the group their payload joined committed; the ledger's writer
@@ -66,17 +67,26 @@ import TipLedgerTestSupport
         let limit = 2
         // Verified on the calling thread, the requests reach the writer's queue in order.
         let harness = try ServiceHarness(writeQueueLimit: limit, verificationThreads: 0)
-        // The writer holds at most one group (all that waited, at most `limit`) and `limit`
-        // more wait: of 2 × `limit` + 1 requests, the last is always refused.
         let requests = try (0..<(2 * limit + 1)).map { index in
             try request("/v1/transactions", TestChains.transaction(id: String(2_000_000_000_500 + index)))
         }
-        let responses = try answersWhileTheWriterIsHeld(harness, requests)
+        // The writer takes the first request alone and waits for the ledger this test holds;
+        // `limit` more wait for it, and the rest are refused.
+        let answers = try harness.ledger.withDatabase { _ in
+            let first = harness.service.answer(requests[0])
+            while harness.service.committer.waiting > 0 { usleep(1000) }
+            return [first] + requests.dropFirst().map(harness.service.answer)
+        }
+        let responses = answers.map { answer in
+            switch answer {
+            case .now(let response): response
+            case .later(let deferred): deferred.wait()
+            }
+        }
 
+        #expect(
+            responses.map(\.status) == Array(repeating: 200, count: limit + 1) + Array(repeating: 503, count: limit))
         let refused = responses.filter { $0.status == 503 }
-        #expect(responses.last?.status == 503)
-        #expect(responses.allSatisfy { $0.status == 200 || $0.status == 503 }, "\(responses.map(\.status))")
-        #expect(refused.count >= 1 && refused.count <= limit + 1)
         for response in refused {
             #expect(response.headers["Retry-After"] == "1")
             #expect(try jsonObject(response)["error"] as? String == "unavailable")
