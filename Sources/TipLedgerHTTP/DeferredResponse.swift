@@ -59,7 +59,9 @@ public final class DeferredResponse: Sendable {
 
     /// Whether the server gave up waiting (it stopped) before the answer came.
     var isAbandoned: Bool {
-        if case .abandoned = state.withLock({ $0 }) { true } else { false }
+        state.withLock { state in
+            if case .abandoned = state { true } else { false }
+        }
     }
 
     /// Runs `action` once the answer is given: at once when it was already.
@@ -85,9 +87,5 @@ public final class DeferredResponse: Sendable {
     }
 
     /// What a request whose answer never came is told when the server stops.
-    static let abandonedResponse: HTTPResponse = {
-        var response = HTTPResponse.error(.unavailable, "the service is stopping; retry later")
-        response.headers.set("Retry-After", "1")
-        return response
-    }()
+    static let abandonedResponse = HTTPResponse.unavailable("the service is stopping; retry later")
 }

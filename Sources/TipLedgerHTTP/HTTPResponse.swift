@@ -57,6 +57,14 @@ public struct HTTPResponse: Sendable, Equatable {
         error(status: code.status, code: code.rawValue, message: message)
     }
 
+    /// 503 `unavailable` with `Retry-After: 1`: the service cannot take the request now, and a
+    /// client (the App Store among them) retries in a second.
+    static func unavailable(_ message: String) -> HTTPResponse {
+        var response = error(.unavailable, message)
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
     /// The body decoded as UTF-8, invalid sequences replaced.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }

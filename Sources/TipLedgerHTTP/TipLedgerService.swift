@@ -264,18 +264,10 @@ public final class TipLedgerService: Sendable {
     }
 
     /// 503 for a write while `writeQueueLimit` writes wait to be verified already.
-    static let verificationQueueFull: HTTPResponse = {
-        var response = HTTPResponse.error(.unavailable, "too many writes wait to be verified; retry later")
-        response.headers.set("Retry-After", "1")
-        return response
-    }()
+    static let verificationQueueFull = HTTPResponse.unavailable("too many writes wait to be verified; retry later")
 
     /// 503 for a write while `GroupCommitter.queueLimit` payloads wait for the writer already.
-    static let writeQueueFull: HTTPResponse = {
-        var response = HTTPResponse.error(.unavailable, "the ledger's writer is behind; retry later")
-        response.headers.set("Retry-After", "1")
-        return response
-    }()
+    static let writeQueueFull = HTTPResponse.unavailable("the ledger's writer is behind; retry later")
 
     // MARK: POST /v1/transactions
 
@@ -368,8 +360,6 @@ public final class TipLedgerService: Sendable {
     /// the log, never into the response.
     func unavailable(_ error: any Error) -> HTTPResponse {
         log("ledger error: \(error)" + ((error as? StoreError)?.hint.map { "; hint: \($0)" } ?? ""))
-        var response = HTTPResponse.error(.unavailable, "the ledger is busy or unavailable; retry later")
-        response.headers.set("Retry-After", "1")
-        return response
+        return HTTPResponse.unavailable("the ledger is busy or unavailable; retry later")
     }
 }
