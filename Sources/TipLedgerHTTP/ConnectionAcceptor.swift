@@ -71,22 +71,10 @@ final class ConnectionAcceptor: Sendable {
     /// inter-thread channel (so that it takes up an added connection at once).
     /// - Throws: `HTTPServerError.daemonStartFailed` when no thread can be made.
     func start(handingTo daemon: OpaquePointer) throws(HTTPServerError) {
-        let work = Unmanaged.passRetained(Work(acceptor: self, daemon: daemon))
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                // Takes back the +1 `start` gave the thread.
-                guard let argument else { return nil }
-                let work = Unmanaged<Work>.fromOpaque(argument).takeRetainedValue()
-                work.acceptor.run(daemon: work.daemon)
-                return nil
-            }, work.toOpaque())
-        guard created == 0 else {
-            work.release()
+        let work = Work(acceptor: self, daemon: daemon)
+        guard DetachedThread.start({ work.acceptor.run(daemon: work.daemon) }) else {
             throw .daemonStartFailed(address: "the connection acceptor's thread")
         }
-        pthread_detach(thread)
         running.store(true, ordering: .sequentiallyConsistent)
     }
 

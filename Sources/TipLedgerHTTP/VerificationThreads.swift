@@ -103,23 +103,9 @@ final class VerificationThreads: Sendable {
 
     /// Starts a thread taking jobs from `queue`; false when none could be made.
     private static func start(_ queue: Queue) -> Bool {
-        let retained = Unmanaged.passRetained(queue)
-        var thread = pthread_t()
-        let created = pthread_create(
-            &thread, nil,
-            { argument in
-                // Takes back the +1 `start` gave the thread.
-                guard let argument else { return nil }
-                let queue = Unmanaged<Queue>.fromOpaque(argument).takeRetainedValue()
-                VerificationThreads.lowerThisThreadsPriority()
-                while let job = queue.next() { job() }
-                return nil
-            }, retained.toOpaque())
-        guard created == 0 else {
-            retained.release()
-            return false
+        DetachedThread.start {
+            lowerThisThreadsPriority()
+            while let job = queue.next() { job() }
         }
-        pthread_detach(thread)
-        return true
     }
 }
