@@ -46,10 +46,10 @@ final class Database: @unchecked Sendable {
 
     /// Opens the database at `path` for `access` (`.write` creates it when missing); `:memory:`
     /// opens a private in-memory database. `cacheMebibytes` bounds this connection's page cache;
-    /// `newFilePageSize` is the page size of a file this connection creates.
+    /// `pages` sets the page size of a file this connection creates.
     init(
         path: String, busyTimeoutMilliseconds: Int32 = defaultBusyTimeoutMilliseconds, cacheMebibytes: Int = 32,
-        access openedFor: Access = .write, newFilePageSize: Int = NewLedgerPages.forBatches.bytes
+        access openedFor: Access = .write, pages: NewLedgerPages = .forBatches
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         var handle: OpaquePointer? = nil
@@ -86,7 +86,7 @@ final class Database: @unchecked Sendable {
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.openedFor = openedFor
         do {
-            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds, newFilePageSize: newFilePageSize)
+            try configure(busyTimeoutMilliseconds: busyTimeoutMilliseconds, pages: pages)
             // The evidence and transaction indexes are keyed by hashes and ids, so inserts land
             // on random pages; SQLite's default 2 MiB cache turns that into a read system call
             // per insert once the ledger outgrows it. 32 MiB for the writer recorded a million
@@ -166,7 +166,7 @@ final class Database: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
-    private func configure(busyTimeoutMilliseconds: Int32, newFilePageSize: Int) throws(StoreError) {
+    private func configure(busyTimeoutMilliseconds: Int32, pages: NewLedgerPages) throws(StoreError) {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
         var ignored: Int32 = 0
         // Defensive mode refuses writes that could corrupt the file (writable_schema and the
@@ -175,7 +175,7 @@ final class Database: @unchecked Sendable {
         try execute("PRAGMA foreign_keys = ON")
         if path != ":memory:" && openedFor == .write {
             // A file that already has tables keeps its own page size; WAL fixes it too.
-            try execute("PRAGMA page_size = \(newFilePageSize)")
+            try execute("PRAGMA page_size = \(pages.bytes)")
             // journal_mode answers with the mode in effect; WAL persists in the file, so once a
             // ledger is set up nothing needs changing. Switching a new file takes an exclusive
             // lock, which SQLite reports as busy at once (without the busy handler) when another

@@ -49,9 +49,7 @@ extension Ledger {
         let file = reading && path != ":memory:" ? resolved(path) : nil
         let access = try file.map { try Self.readingAccess($0, named: path) } ?? .write
         let snapshot = access == .snapshot ? file.map { SnapshotGuard(file: $0, path: path) } : nil
-        let database = try Database(
-            path: path, busyTimeoutMilliseconds: milliseconds, access: access,
-            newFilePageSize: pages.bytes)
+        let database = try Database(path: path, busyTimeoutMilliseconds: milliseconds, access: access, pages: pages)
         if replicated && access.mayWrite && path != ":memory:" {
             // Litestream copies each frame of the log out before it lets the log be copied into
             // the file and restarted: it holds a read transaction open, and checkpoints itself
@@ -175,7 +173,7 @@ extension Ledger {
         upgrading: (_ from: Int, _ to: Int) -> Void = { _, _ in }
     ) throws -> (from: Int, to: Int) {
         try refuseUnwritable(path)
-        let database = try Database(path: path, newFilePageSize: pages.bytes)
+        let database = try Database(path: path, pages: pages)
         let (from, to) = try Migrator.migrate(database, migrations: migrations, upgrading: upgrading)
         return (from, to)
     }
