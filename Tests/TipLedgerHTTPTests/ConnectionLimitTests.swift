@@ -4,6 +4,11 @@ import TipLedgerHTTP
 
 /// Live: the server's connection limit and a client's own.
 @Suite struct ConnectionLimitTests {
+    /// Deadlines an hour off: these tests are about the limits, and a test held up on a busy
+    /// machine (seconds between two exchanges under `--parallel`) must not have the server cut
+    /// an idle connection it goes on to use, at the 10-second header deadline.
+    static let hour = 3600
+
     /// Two keep-alive connections to `live`, each proven accepted by a full exchange.
     func twoAcceptedConnections(to live: LiveTestServer) throws -> (LoopbackConnection, LoopbackConnection) {
         let first = try live.connect()
@@ -17,6 +22,8 @@ import TipLedgerHTTP
         let live = try LiveTestServer {
             $0.workerThreads = 2
             $0.connectionLimit = 2
+            $0.headerDeadlineSeconds = Self.hour
+            $0.connectionTimeoutSeconds = Self.hour
         }
         defer { live.stop() }
         let (first, second) = try twoAcceptedConnections(to: live)
@@ -46,6 +53,8 @@ import TipLedgerHTTP
             $0.workerThreads = 1
             $0.connectionLimit = 16
             $0.connectionsPerClient = 2
+            $0.headerDeadlineSeconds = Self.hour
+            $0.connectionTimeoutSeconds = Self.hour
         }
         defer { live.stop() }
         let (first, second) = try twoAcceptedConnections(to: live)
