@@ -111,7 +111,7 @@ let package = Package(
             name: "TipLedgerRevocationTests",
             dependencies: [
                 "TipLedgerRevocation", "TipLedgerTestSupport", "TipLedgerAPITestSupport", "TipLedgerCore",
-                "TipLedgerCrypto",
+                "TipLedgerCrypto", "TipLedgerHTTP",
             ],
             swiftSettings: strict),
     ]

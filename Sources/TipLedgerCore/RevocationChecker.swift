@@ -34,6 +34,8 @@ public struct RevocationCounts: Sendable, Equatable {
     public var requests = 0
     /// Statuses answered from kept responses, without a request.
     public var cacheHits = 0
+    /// Statuses answered by a request another verification had out, without one of their own.
+    public var sharedAnswers = 0
     /// Statuses without a trustworthy answer (`RevocationStatus.unavailable`).
     public var unavailable = 0
     /// Statuses found revoked.

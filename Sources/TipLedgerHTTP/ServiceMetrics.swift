@@ -153,6 +153,11 @@ public final class ServiceMetrics: Sendable {
                     revocation.cacheHits
                 ),
                 (
+                    "tipledger_ocsp_shared_answers_total",
+                    "Revocation statuses answered by an OCSP request another verification had out.",
+                    revocation.sharedAnswers
+                ),
+                (
                     "tipledger_ocsp_unavailable_total",
                     "Revocation statuses without a trustworthy answer (responder down, forged or stale response).",
                     revocation.unavailable

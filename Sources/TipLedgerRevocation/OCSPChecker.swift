@@ -6,7 +6,9 @@ public import TipLedgerCrypto
 
 /// Revocation checks with OCSP (RFC 6960): asks the responder that a certificate's Authority
 /// Information Access names, over HTTP(S) through the App Store Server API's libcurl transport,
-/// and keeps each trustworthy answer until its `nextUpdate` (`OCSPCache`).
+/// and keeps each trustworthy answer until its `nextUpdate` (`OCSPCache`). A certificate is
+/// asked about by one thread at a time; the others verifying meanwhile wait for its answer
+/// (`AnswersInFlight`).
 ///
 /// Every request is bounded: one responder URL per certificate (the first `http` or `https`
 /// one), the connect and whole-exchange timeouts and the answer's size of `Limits`. A
@@ -38,6 +40,7 @@ public final class OCSPChecker: RevocationChecker {
     let limits: Limits
     private let transport: HTTPSTransport
     private let cache: OCSPCache
+    private let inFlight = AnswersInFlight()
     private let counters = Mutex(RevocationCounts())
 
     /// - Parameter version: tipledger's version, for the `User-Agent`.
@@ -50,19 +53,31 @@ public final class OCSPChecker: RevocationChecker {
         cache = OCSPCache(capacity: limits.cacheCapacity)
     }
 
-    public var counts: RevocationCounts { counters.withLock { $0 } }
+    public var counts: RevocationCounts {
+        var counts = counters.withLock { $0 }
+        counts.sharedAnswers = inFlight.shared
+        return counts
+    }
 
     public func status(
         of certificate: Certificate, issuedBy issuer: Certificate, in chain: ValidatedChain, at date: AppleDate
     ) -> RevocationStatus {
         let key = OCSPCache.Key(certificate: certificate.sha256Fingerprint, issuer: issuer.sha256Fingerprint)
         let seconds = date.wholeSeconds
-        if let kept = cache.status(for: key, atSeconds: seconds) {
-            counters.withLock { $0.cacheHits += 1 }
-            return tallied(kept)
+        if let kept = kept(key, atSeconds: seconds) { return tallied(kept) }
+        let status = inFlight.answer(for: key) {
+            // A request that ended since the look above may have left its answer.
+            kept(key, atSeconds: seconds)
+                ?? ask(about: certificate, issuedBy: issuer, in: chain, atSeconds: seconds, key: key)
         }
-        let status = ask(about: certificate, issuedBy: issuer, in: chain, atSeconds: seconds, key: key)
         return tallied(status)
+    }
+
+    /// The status kept for `key` at `seconds`, counted as a hit; nil when none holds.
+    private func kept(_ key: OCSPCache.Key, atSeconds seconds: Int64) -> RevocationStatus? {
+        guard let status = cache.status(for: key, atSeconds: seconds) else { return nil }
+        counters.withLock { $0.cacheHits += 1 }
+        return status
     }
 
     /// Counts `status` as found (revoked or unavailable) and returns it.

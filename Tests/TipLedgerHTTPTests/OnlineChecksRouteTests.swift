@@ -51,6 +51,7 @@ import TipLedgerTestSupport
         #expect(metrics.contains("\ntipledger_ocsp_requests_total 2\n"), "\(metrics)")
         #expect(metrics.contains("\ntipledger_ocsp_unavailable_total 1\n"))
         #expect(metrics.contains("\ntipledger_ocsp_cache_hits_total 0\n"))
+        #expect(metrics.contains("\ntipledger_ocsp_shared_answers_total 0\n"))
     }
 
     @Test func metricsSayNothingOfOCSPWithoutOnlineChecks() throws {

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+import Foundation
+import Synchronization
 import Testing
 import TipLedgerCore
 import TipLedgerRevocation
@@ -119,6 +121,51 @@ import TipLedgerRevocation
         _ = try verifier.verifyTransaction(try chain.transaction(id: "2000000000000004"))
         #expect(chain.rootResponder.requestCount == 2)
         #expect(chain.leafResponder?.requestCount == 2)
+    }
+
+    /// Eight verifications at once with nothing kept: each certificate is asked about once, and
+    /// while the leaf's responder holds its request, the other seven wait for its answer rather
+    /// than asking too.
+    @Test func verificationsAtOnceShareOneRequestPerCertificate() throws {
+        let held = try HeldResponder()
+        var setup = OnlineChain.Setup()
+        setup.leafResponderPort = held.port
+        let chain = try OnlineChain(setup)
+        let checker = OnlineChain.checker()
+        let verifier = try chain.verifier(.bestEffort, checker: checker)
+        let tokens = try (1...8).map { try chain.transaction(id: "200000000000000\($0)") }
+        let verified = Mutex(0)
+        let finished = DispatchGroup()
+        for token in tokens {
+            finished.enter()
+            Thread {
+                if (try? verifier.verifyTransaction(token)) != nil { verified.withLock { $0 += 1 } }
+                finished.leave()
+            }.start()
+        }
+
+        // Each verification settles the intermediate's status, then the leaf's: 16 in all, each
+        // by a request, a kept answer or a wait for another's request. All but the held one are
+        // settled once the 16 are counted.
+        var waited = 0
+        func settled(_ counts: RevocationCounts) -> Int { counts.requests + counts.cacheHits + counts.sharedAnswers }
+        while (settled(checker.counts) < 16 || held.arrivals < 1) && waited < 3_000 {
+            usleep(10_000)
+            waited += 1
+        }
+        let whileHeld = checker.counts
+        #expect(settled(whileHeld) == 16)
+        #expect(whileHeld.requests == 2, "\(whileHeld)")
+        #expect(whileHeld.sharedAnswers >= 7, "the seven after the leaf's first wait for its request")
+        #expect(held.arrivals == 1)
+        #expect(chain.rootResponder.requestCount == 1)
+
+        held.gate.open()
+        finished.wait()
+        #expect(verified.withLock { $0 } == 8, "best effort verifies offline when the responder fails")
+        #expect(checker.counts.requests == 2)
+        #expect(checker.counts.unavailable == 8, "each verification counts the leaf's missing answer")
+        #expect(held.arrivals == 1)
     }
 
     @Test func aFailedResponderIsNotAskedAgainForAMinuteButAfterIt() throws {

@@ -24,6 +24,8 @@ final class OnlineChain {
         var delegatedLeafResponder = false
         /// No responder listens on the leaf's responder port.
         var leafResponderDown = false
+        /// The leaf's responder is a test's own, on this port; none is started for it.
+        var leafResponderPort: UInt16?
         /// `nextUpdate` of the responses, in minutes after they are made.
         var minutes = 60
     }
@@ -31,7 +33,7 @@ final class OnlineChain {
     let pki: TestPKI
     let clock: ManualClock
     let rootResponder: OCSPResponder
-    /// Nil when `leafResponderDown`.
+    /// Nil when `leafResponderDown` or the test brings its own (`leafResponderPort`).
     let leafResponder: OCSPResponder?
     private let directory: String
     /// Holds the leaf's responder port refused, when its responder is down.
@@ -43,7 +45,7 @@ final class OnlineChain {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let rootPort = try OCSPResponder.freePort()
         refusing = setup.leafResponderDown ? try RefusingPort() : nil
-        let leafPort = try refusing?.port ?? OCSPResponder.freePort()
+        let leafPort = try setup.leafResponderPort ?? refusing?.port ?? OCSPResponder.freePort()
         pki = TestChains.mint { options in
             options.notBefore = now - 86_400
             options.notAfter = now + 7 * 86_400
@@ -64,7 +66,7 @@ final class OnlineChain {
             signer = (pki.intermediate, pki.intermediateKey)
         }
         leafResponder =
-            setup.leafResponderDown
+            setup.leafResponderDown || setup.leafResponderPort != nil
             ? nil
             : try OCSPResponder(
                 port: leafPort, issuer: pki.intermediate, signer: signer,
