@@ -43,12 +43,14 @@ struct TestkitCommand: Command {
                                 purchase date (default 30)
           --seed N              with --count: reproducible output
 
-        notification: prints a webhook body {"signedPayload":"..."} (one line).
+        notification: prints a webhook body {"signedPayload":"..."} (one line each).
           --type TYPE           REFUND, REFUND_REVERSED, REVOKE, REFUND_DECLINED,
                                 CONSUMPTION_REQUEST, ONE_TIME_CHARGE, TEST, or any other
           --subtype SUBTYPE
-          --transaction JWS     the signed transaction it is about ('-' reads it from standard
-                                input); otherwise one is signed from the transaction options
+          --transaction JWS     the signed transaction it is about; '-': one notification per
+                                signed transaction on standard input, in order; otherwise one
+                                is signed from the transaction options
+          --count N             print N notifications, each about a transaction of its own
           --revocation-reason N      REFUND/REVOKE: 0 other, 1 app issue (default 0)
           --revocation-percentage P  REFUND: prorated refund of P percent, e.g. 50
           --consumption-reason R     CONSUMPTION_REQUEST reason (default UNINTENDED_PURCHASE)
@@ -64,6 +66,7 @@ struct TestkitCommand: Command {
         Example:
           tipledger testkit init --out keys/test
           tipledger testkit transaction --keys keys/test --count 100 > tips.txt
+          tipledger testkit notification --keys keys/test --type REFUND --transaction - < tips.txt > refunds.txt
           tipledger verify --keys keys/test --environment Sandbox --bundle-id com.example.tipjar < tips.txt
 
         """

@@ -139,6 +139,26 @@ extension ExitStatusTests {
         FailingCommand(
             name: "testkit --accounts without --count", arguments: ["testkit", "transaction", "--accounts", "3"],
             message: "--accounts shares out the tips of --count N; give --count"),
+        FailingCommand(
+            name: "testkit TEST notification about a transaction",
+            arguments: ["testkit", "notification", "--type", "TEST", "--transaction", "-"],
+            message: "a TEST notification is about no transaction; leave out --transaction"),
+        FailingCommand(
+            name: "testkit notification --count with --transaction",
+            arguments: ["testkit", "notification", "--type", "REFUND", "--count", "2", "--transaction", "-"],
+            message: "--count signs a transaction for each notification; leave out --transaction (--transaction - "
+                + "signs one notification per transaction on standard input)"),
+        FailingCommand(
+            name: "testkit notification --count with --uuid",
+            arguments: [
+                "testkit", "notification", "--type", "REFUND", "--count", "2", "--uuid",
+                "6f1c3a1e-1111-4a4a-8b8b-000000000001",
+            ],
+            message: "--count gives each notification a UUID of its own; leave out --uuid"),
+        FailingCommand(
+            name: "testkit notification --count with --transaction-id",
+            arguments: ["testkit", "notification", "--type", "REFUND", "--count", "2", "--transaction-id", "5"],
+            message: "--count makes fresh transaction ids; leave out --transaction-id"),
         FailingCommand(name: "empty --db", arguments: ["report", "--db", ""], message: "--db needs a file name"),
         FailingCommand(
             name: "--db in memory", arguments: ["verify", "--db", ":memory:"],

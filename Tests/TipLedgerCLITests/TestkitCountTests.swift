@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 
-/// `testkit transaction --count`: realistic data for load tests, across its internal chunks.
+/// `testkit transaction --count` and `testkit notification`'s batches: realistic data for load
+/// tests, across their internal chunks.
 @Suite struct TestkitCountTests {
     @Test func manyTipsComeFromTheAccountPoolInTimeAndIdOrder() async throws {
         let keys = try await SharedInputs.shared.keys()
@@ -41,26 +42,79 @@ import Testing
         }
     }
 
-    /// `--transaction -` signs around one transaction; a second line is refused rather than
-    /// left out.
-    @Test func aNotificationAroundStandardInputTakesOneTransaction() async throws {
+    /// `--transaction -` signs one notification per transaction on standard input, in order,
+    /// blank lines skipped; a line that is no signed transaction is named, and nothing printed.
+    @Test func aNotificationIsSignedForEachTransactionOnStandardInput() async throws {
         let keys = try await SharedInputs.shared.keys()
         let tips = try await SharedInputs.shared.tips()
         try await TemporaryDirectory.with { directory in
             let notification = ["testkit", "notification", "--keys", keys, "--type", "REFUND", "--transaction", "-"]
-            let one = try await TipLedgerBinary.run(
-                notification, input: .text("\n" + tips.lines[0] + "\n\n"), in: directory.path)
-            #expect(one.exited(0) && one.outLines.count == 1, "\(one.summary)")
-            let two = try await TipLedgerBinary.run(
-                notification, input: .text(tips.lines[0] + "\n" + tips.lines[1] + "\n"), in: directory.path)
-            #expect(two.exited(64), "\(two.summary)")
+            let three = Array(tips.lines.prefix(3))
+            let signed = try await TipLedgerBinary.run(
+                notification, input: .text("\n" + three.joined(separator: "\n\n") + "\n"), in: directory.path)
+            #expect(signed.exited(0), "\(signed.summary)")
+            let about = try signed.outLines.map { line in
+                let body = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                let payload = try CompactJWS.payload(of: body?["signedPayload"] as? String ?? "")
+                let data = payload["data"] as? [String: Any]
+                return try CompactJWS.payload(of: data?["signedTransactionInfo"] as? String ?? "")["transactionId"]
+                    as? String
+            }
+            let expected = try three.map { try CompactJWS.payload(of: $0)["transactionId"] as? String }
+            #expect(expected.allSatisfy { $0 != nil } && about == expected)
+            let verified = try await TipLedgerBinary.run(
+                ["verify", "--dry-run"] + SharedInputs.acceptingTestkit(keys: keys), input: .text(signed.out),
+                in: directory.path)
+            #expect(verified.exited(0), "\(verified.summary)")
+
+            let broken = try await TipLedgerBinary.run(
+                notification, input: .text(three[0] + "\n" + three[1] + "\nnot a token\n"), in: directory.path)
+            #expect(broken.exited(64), "\(broken.summary)")
             #expect(
-                two.errLines.first
-                    == "error: --transaction - takes one signed transaction, and standard input has more than one")
-            #expect(two.out.isEmpty)
+                broken.errLines.first?.hasPrefix("error: line 3 of standard input is not a signed transaction") == true)
+            #expect(broken.out.isEmpty)
             let none = try await TipLedgerBinary.run(notification, input: .text("\n"), in: directory.path)
             #expect(none.exited(64), "\(none.summary)")
             #expect(none.errLines.first == "error: --transaction - found no signed transaction on standard input")
+            let oneUUID = try await TipLedgerBinary.run(
+                notification + ["--uuid", "6f1c3a1e-1111-4a4a-8b8b-000000000001"],
+                input: .text(three[0] + "\n" + three[1] + "\n"), in: directory.path)
+            #expect(oneUUID.exited(64), "\(oneUUID.summary)")
+            #expect(
+                oneUUID.errLines.first
+                    == "error: --uuid names one notification, and standard input has more than one transaction")
+            #expect(oneUUID.out.isEmpty)
+        }
+    }
+
+    /// `--count N` prints N notifications, each with a UUID of its own and, but for TEST, about
+    /// a transaction of its own, across more than one signing chunk; all verify.
+    @Test(arguments: [("TEST", 4100), ("REFUND", 5)])
+    func manyNotificationsEachOfTheirOwn(_ type: String, _ count: Int) async throws {
+        let keys = try await SharedInputs.shared.keys()
+        try await TemporaryDirectory.with { directory in
+            let result = try await TipLedgerBinary.run(
+                ["testkit", "notification", "--keys", keys, "--type", type, "--count", String(count)],
+                in: directory.path)
+            #expect(result.exited(0), "\(result.summary)")
+            let payloads = try result.outLines.map { line in
+                let body = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return try CompactJWS.payload(of: body?["signedPayload"] as? String ?? "")
+            }
+            #expect(payloads.count == count)
+            #expect(Set(payloads.compactMap { $0["notificationUUID"] as? String }).count == count)
+            #expect(payloads.allSatisfy { $0["notificationType"] as? String == type })
+            let transactions = try payloads.compactMap { payload -> String? in
+                guard let info = (payload["data"] as? [String: Any])?["signedTransactionInfo"] as? String else {
+                    return nil
+                }
+                return try CompactJWS.payload(of: info)["transactionId"] as? String
+            }
+            #expect(Set(transactions).count == (type == "TEST" ? 0 : count))
+            let verified = try await TipLedgerBinary.run(
+                ["verify", "--dry-run"] + SharedInputs.acceptingTestkit(keys: keys), input: .text(result.out),
+                in: directory.path)
+            #expect(verified.exited(0), "\(verified.summary)")
         }
     }
 
