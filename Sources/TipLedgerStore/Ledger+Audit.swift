@@ -134,13 +134,14 @@ extension Ledger {
         }
     }
 
-    /// Notifications whose evidence is missing, or is not that notification's.
+    /// Notifications whose evidence is missing, or is not that notification's. A notification is
+    /// keyed by its UUID lowercased, while its evidence keeps the UUID as the token spells it.
     private func notificationEvidenceBreaches(_ database: Database) throws -> [InvariantBreach] {
         try database.query(
             """
             SELECT n.environment, n.transaction_id, n.notification_uuid, n.evidence_id, e.id IS NULL
             FROM notifications AS n LEFT JOIN evidence AS e ON e.id = n.evidence_id
-            WHERE e.id IS NULL OR e.kind != 'notification' OR e.notification_uuid IS NOT n.notification_uuid
+            WHERE e.id IS NULL OR e.kind != 'notification' OR lower(e.notification_uuid) IS NOT n.notification_uuid
             ORDER BY n.received_ms, n.notification_uuid
             """, []
         ) { row in

@@ -120,6 +120,20 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Apple's UUIDs may come in either letter case: the notification is keyed by the lowercased
+    /// UUID, its evidence keeps the token's own, and the audit takes them for the same.
+    @Test func aNotificationWhoseUUIDIsUpperCasePassesTheAudit() throws {
+        let store = try TestLedger(inMemory: true)
+        let purchase = try TestChains.transaction()
+        try store.record(purchase)
+        try store.record(
+            try TestChains.notification(
+                type: "REFUND", uuid: TestChains.uuid(0xabc).uppercased(), signedDate: reference + hour,
+                around: purchase))
+
+        #expect(try store.ledger.brokenInvariants().breaches == [])
+    }
+
     @Test func eventsNameTheirSourceAndTime() throws {
         let store = try TestLedger(now: reference + 5 * hour)
         let purchase = try TestChains.transaction()
