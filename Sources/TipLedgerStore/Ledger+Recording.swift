@@ -45,8 +45,10 @@ extension Ledger {
                 return VerificationError(
                     .invalidPayload, "data.signedTransactionInfo: a REFUND's transaction has no revocationDate")
             }
+            // Keyed as a transaction the app submits is: without an id, its refund or revocation
+            // would be acknowledged and lost.
             let reason =
-                transaction.transactionId.flatMap(keyReason) ?? amountReason(transaction.payload)
+                (transaction.transactionId.map(keyReason) ?? noTransactionId) ?? amountReason(transaction.payload)
                 ?? textReason(transaction.payload)
             return reason?.within("data.signedTransactionInfo")
         case .renewalInfo, .appTransaction:

@@ -69,6 +69,27 @@ import TipLedgerTestSupport
         #expect(rejection.message == "data.signedTransactionInfo: \(Self.keyRejection)")
     }
 
+    /// The ledger keys a notification's transaction as it keys one the app submits: without a
+    /// transactionId, a REFUND would be acknowledged and its refund lost.
+    @Test(arguments: ["REFUND", "REFUND_REVERSED", "CONSUMPTION_REQUEST"])
+    func aNotificationWhoseTransactionHasNoTransactionIdIsRejected(type: String) throws {
+        let nested = try token([
+            "transactionId": nil, "revocationDate": TestPayloads.referenceDate, "revocationReason": "0",
+            "revocationType": TestPayloads.quoted("REFUND_FULL"),
+        ])
+        let notification = TestNotification(
+            notificationType: type, notificationUUID: TestChains.uuid(5),
+            signedDate: TestLedger.reference + TestLedger.hour, environment: "Sandbox", bundleId: "com.example.tips",
+            appAppleId: TestChains.appAppleId, signedTransactionInfo: nested)
+        let signed = try JWSSigner(pki: TestChains.standard).sign(payload: notification.payloadJSON)
+
+        let rejection = try #require(
+            try rejectionOfRecording(.notification(try TestChains.verifier().verifyNotification(signed))))
+
+        #expect(rejection.code == .invalidPayload)
+        #expect(rejection.message == "data.signedTransactionInfo: \(Ledger.noTransactionId.message)")
+    }
+
     @Test func aTransactionWithoutPriceOrQuantityIsRecordable() throws {
         #expect(try reason(ofTransaction: try token(["price": nil, "quantity": nil])) == nil)
     }
