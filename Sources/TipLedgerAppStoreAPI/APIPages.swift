@@ -6,10 +6,13 @@
 /// Each page names the next with a cursor (`paginationToken` or `revision`) and says whether
 /// one follows (`hasMore`). `cursor` is the last cursor received: stored after a page is
 /// processed, it lets a later walk resume after that page. A page claiming more without a new
-/// cursor fails as `malformedResponse` rather than being fetched again for ever.
+/// cursor, or naming one this walk asked with already (pages that go round), fails as
+/// `malformedResponse` rather than being fetched again for ever.
 public struct APIPages<Page: Sendable>: Sendable {
     /// The cursor the next request sends (nil before the first page of a fresh walk).
     public private(set) var cursor: String?
+    /// Every cursor this walk asked with, the one it resumed after included.
+    private var asked: Set<String>
     private var finished = false
     private let fetch: @Sendable (String?) throws(AppStoreAPIError) -> Page
     private let progress: @Sendable (Page) -> (hasMore: Bool, cursor: String?)
@@ -22,6 +25,7 @@ public struct APIPages<Page: Sendable>: Sendable {
     ) {
         self.endpoint = endpoint
         self.cursor = cursor
+        asked = cursor.map { [$0] } ?? []
         self.fetch = fetch
         self.progress = progress
     }
@@ -35,6 +39,10 @@ public struct APIPages<Page: Sendable>: Sendable {
             guard let next, !next.isEmpty, next != cursor else {
                 throw AppStoreAPIError(
                     .malformedResponse, "\(endpoint.name): a page says more follow but names no new page to ask for")
+            }
+            guard asked.insert(next).inserted else {
+                throw AppStoreAPIError(
+                    .malformedResponse, "\(endpoint.name): a page says more follow but names a page already walked")
             }
         }
         if let next { cursor = next }

@@ -94,4 +94,28 @@ import TipLedgerCore
         #expect(error.message.contains("names no new page"), "\(error.message)")
         #expect(harness.fake.arrivals == 1)
     }
+
+    /// Pages whose tokens go round (the third names the second's again) would be walked for
+    /// ever, each time with its records: the walk ends at the first token it was given before.
+    @Test(arguments: [nil, "token-2"])
+    func aPageNamingATokenAlreadyWalkedEndsTheWalk(resumingAfter stored: String?) throws {
+        let harness = try APIHarness()
+        harness.fake.respond { request in
+            switch request.query["paginationToken"] {
+            case nil: Self.notificationPage(1, next: "token-2")
+            case "token-2": Self.notificationPage(2, next: "token-3")
+            default: Self.notificationPage(3, next: "token-2")
+            }
+        }
+        var pages = try harness.client.notificationHistory(Self.window, resumingAfter: stored)
+        var walked = 0
+        let error = apiError {
+            // Bounded here so that a walk going round fails the test instead of hanging it.
+            while walked < 10, try pages.next() != nil { walked += 1 }
+        }
+
+        #expect(error?.code == .malformedResponse)
+        #expect(error?.message.contains("names a page already walked") == true, "\(String(describing: error))")
+        #expect(harness.fake.arrivals == (stored == nil ? 3 : 2))
+    }
 }
