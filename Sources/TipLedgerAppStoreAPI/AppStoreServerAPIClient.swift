@@ -111,8 +111,10 @@ public final class AppStoreServerAPIClient: Sendable {
             let retryable =
                 failure.isRetryable || (failure.code == .rateLimited && (failure.retryAt == nil || retryAfter != nil))
             guard retryable, attempt < configuration.maximumAttempts else { throw failure.after(attempts: attempt) }
-            // The limiter waits out a Retry-After before the next attempt; other failures back off.
-            if retryAfter == nil { clock.sleep(for: backoff(attempt)) }
+            // The limiter waits out a Retry-After still ahead before the next attempt; other
+            // failures back off, and so does a 429 whose time has passed by this clock (Apple's
+            // clock behind it), which would otherwise be followed at once by the next attempt.
+            if retryAfter.map({ $0 <= clock.now() }) ?? true { clock.sleep(for: backoff(attempt)) }
             attempt += 1
         }
     }

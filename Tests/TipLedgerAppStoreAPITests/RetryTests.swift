@@ -154,6 +154,20 @@ import TipLedgerCore
         #expect(sleeps.allSatisfy { (.milliseconds(250)...(.milliseconds(500))).contains($0) }, "\(sleeps)")
     }
 
+    /// A `Retry-After` already past by this clock (Apple's clock behind it) holds nothing back:
+    /// the retry still backs off rather than following the 429 at once.
+    @Test func aRetryAfterAlreadyPastBacksOff() throws {
+        let harness = try APIHarness()
+        let retryAt = APIHarness.start.wholeMilliseconds - 5_000
+        harness.fake.reply(.rateLimited(retryAfter: "\(retryAt)"), .fixture("transactionInfoResponse.json"))
+        _ = try harness.client.transactionInfo(transactionId: "1234")
+
+        let sleeps = harness.clock.sleeps
+        #expect(sleeps.count == 1)
+        #expect(sleeps.allSatisfy { (.milliseconds(250)...(.milliseconds(500))).contains($0) }, "\(sleeps)")
+        #expect(harness.fake.arrivals == 2)
+    }
+
     @Test func aRetryAfterPastTheBoundFailsWithItsTime() throws {
         let harness = try APIHarness { $0.maximumRetryAfter = .seconds(60) }
         let retryAt = APIHarness.start.wholeMilliseconds + 60_001
