@@ -125,7 +125,8 @@ struct NotificationSweep {
     /// cursor as the sweep left it (completed, unless `shouldStop` stopped it between pages).
     ///
     /// `now` is when the sweep completes, as its record says. `note` hears of a stored page
-    /// token Apple no longer takes, after which the window is swept from its start.
+    /// token Apple no longer takes, after which the window is swept from its start, once: a
+    /// token refused again in the same run ends it with Apple's error.
     ///
     /// - Throws: `AppStoreAPIError` when a call fails for good, or a store error; the pages
     ///   recorded before stay recorded, and the next sweep resumes after them.
@@ -140,6 +141,7 @@ struct NotificationSweep {
         var pages = try client.notificationHistory(request, resumingAfter: cursor.cursor)
         while !shouldStop() {
             let fetched: Result<NotificationHistoryResponse?, AppStoreAPIError>
+        var restarted = false
             do {
                 fetched = .success(try pages.next())
             } catch {
@@ -150,7 +152,9 @@ struct NotificationSweep {
             case .success(let next?): response = next
             case .success(nil): return cursor
             case .failure(let error):
-                guard cursor.cursor != nil, Self.isLapsedToken(error) else { throw error }
+                // Restarting again would walk the same pages for as long as Apple refuses them.
+                guard cursor.cursor != nil, !restarted, Self.isLapsedToken(error) else { throw error }
+                restarted = true
                 note(
                     "\(environment.rawValue): Apple no longer takes the stored page token; sweeping the window "
                         + "from its start (what was recorded counts as duplicates)")

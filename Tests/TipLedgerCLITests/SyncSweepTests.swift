@@ -174,6 +174,33 @@ import TipLedgerTestSupport
         }
     }
 
+    /// A page token Apple refuses restarts the window once; refused again on the restarted
+    /// walk, the sweep stops (and the next run resumes) instead of restarting for ever.
+    @Test func aPageTokenRefusedAgainAfterTheRestartStopsTheSweep() async throws {
+        try await APIScenario.with { scenario in
+            let tip = try scenario.tip("4300000000000001", hoursAgo: 3)
+            let signed = try scenario.notification("ONE_TIME_CHARGE", number: 1, hoursAgo: 3, about: tip)
+            let page =
+                #"{"paginationToken":"next","hasMore":true,"#
+                + #""notificationHistory":[{"signedPayload":"\#(signed)"}]}"#
+            let refusals = Atomic(0)
+            // Every token is refused, up to a bound past which the walk is let end, so that a
+            // sweep restarting without end still finishes here.
+            scenario.fake.respond { request in
+                guard request.query["paginationToken"] != nil else { return .json(page) }
+                guard refusals.add(1, ordering: .relaxed).newValue <= 10 else {
+                    return .json(#"{"hasMore":false,"notificationHistory":[]}"#)
+                }
+                return .appleError(status: 400, code: 4_000_014, message: "Invalid pagination token.")
+            }
+            let result = try await scenario.run(["sync"])
+            #expect(result.exited(1), "Apple refused the request: \(result.summary)")
+            #expect(result.err.contains("InvalidPaginationTokenError (4000014)"), "\(result.err)")
+            #expect(refusals.load(ordering: .relaxed) == 2, "one restart, then the sweep stops")
+            #expect(scenario.requests(.getNotificationHistory).count == 4)
+        }
+    }
+
     @Test func aRateLimitWithinAMinuteIsWaitedOutAndTheSweepCompletes() async throws {
         try await APIScenario.with { scenario in
             try Self.fillHistory(scenario)
