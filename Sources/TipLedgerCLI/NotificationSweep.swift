@@ -105,7 +105,9 @@ struct NotificationSweep {
                     + "a customer's older transactions")
             start = historyStart
         }
-        let end = override.until ?? now
+        // Apple reads an end in the future as now, and a sweep's end is what it counts as swept:
+        // what is sent after now is for a later sweep.
+        let end = min(override.until ?? now, now)
         guard start < end else {
             throw CLIError(
                 .usage, "the sweep's window is empty: it starts at \(start) and ends at \(end)",
@@ -139,9 +141,9 @@ struct NotificationSweep {
         var request = NotificationHistoryRequest(startDate: start, endDate: end)
         request.onlyFailures = cursor.onlyFailures
         var pages = try client.notificationHistory(request, resumingAfter: cursor.cursor)
+        var restarted = false
         while !shouldStop() {
             let fetched: Result<NotificationHistoryResponse?, AppStoreAPIError>
-        var restarted = false
             do {
                 fetched = .success(try pages.next())
             } catch {

@@ -174,6 +174,35 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Apple treats an end in the future as now, so a sweep asked to run until next year has
+    /// swept only up to now: the notifications sent after it are for the next sweep.
+    @Test func anUntilInTheFutureCountsAsSweptOnlyWhatWasSentByNow() async throws {
+        try await APIScenario.with { scenario in
+            let tip = try scenario.tip("4200000000000001", hoursAgo: 3)
+            scenario.store.add([
+                .init(
+                    signedPayload: try scenario.notification("ONE_TIME_CHARGE", number: 1, hoursAgo: 3, about: tip),
+                    sentAt: scenario.time(hoursAgo: 3))
+            ])
+            let future = try await scenario.run(["sync", "--until", "2099-01-01"])
+            #expect(future.exited(0), "\(future.summary)")
+            let sweptUntil = try await SQLiteShell.value(
+                "ledger.sqlite", "SELECT swept_until_ms FROM sync_cursors", in: scenario.directory.path)
+            #expect(
+                (Int64(sweptUntil) ?? .max) <= LiveTestChain.now,
+                "nothing sent after now was swept: swept until \(sweptUntil)")
+
+            let next = try await scenario.run(["sync"])
+            #expect(next.exited(0), "the next sweep runs from where that one ended: \(next.summary)")
+            let request = try #require(scenario.requests(.getNotificationHistory).last)
+            guard case .integer(let start)? = request.body?["startDate"] else {
+                Issue.record("no startDate in \(String(describing: request.body))")
+                return
+            }
+            #expect(start < LiveTestChain.now)
+        }
+    }
+
     /// A page token Apple refuses restarts the window once; refused again on the restarted
     /// walk, the sweep stops (and the next run resumes) instead of restarting for ever.
     @Test func aPageTokenRefusedAgainAfterTheRestartStopsTheSweep() async throws {
