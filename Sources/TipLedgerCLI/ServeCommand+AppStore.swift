@@ -45,13 +45,15 @@ extension ServeCommand {
         guard let (text, source) = given else { return .seconds(3600) }
         let units: [Character: Int64] = ["s": 1, "m": 60, "h": 3600]
         let unit = text.last.flatMap { units[$0] }
+        // A count too large for its unit overflows rather than passing the bound.
         guard let count = Int64(unit == nil ? text : String(text.dropLast())),
-            (0...604_800).contains(count * (unit ?? 1))
+            case let (seconds, overflow) = count.multipliedReportingOverflow(by: unit ?? 1), !overflow,
+            (0...604_800).contains(seconds)
         else {
             throw CLIError.usage(
                 "\(source) takes a time such as 30s, 15m or 1h (0 for never), not '\(text)'", command: name)
         }
-        return count == 0 ? nil : .seconds(count * (unit ?? 1))
+        return seconds == 0 ? nil : .seconds(seconds)
     }
 
     /// `1h`, `15m`, `30s`: a whole interval in its largest unit.

@@ -180,6 +180,19 @@ extension ExitStatusTests {
         FailingCommand(
             name: "serve --header-timeout of zero", arguments: ["serve", "--header-timeout", "0"],
             message: "--header-timeout must be a whole number from 1 to 3600, not '0'"),
+        FailingCommand(
+            name: "serve --sync-interval too large to count in seconds",
+            arguments: [
+                "serve", "--bundle-id", "com.example.tips", "--environment", "Sandbox", "--sync-interval",
+                "9223372036854775807h",
+            ],
+            message: "--sync-interval takes a time such as 30s, 15m or 1h (0 for never), not '9223372036854775807h'"),
+        FailingCommand(
+            name: "TIPLEDGER_SYNC_INTERVAL too large to count in seconds",
+            arguments: ["serve", "--bundle-id", "com.example.tips", "--environment", "Sandbox"],
+            message:
+                "TIPLEDGER_SYNC_INTERVAL takes a time such as 30s, 15m or 1h (0 for never), not '200000000000000000m'",
+            environment: ["TIPLEDGER_SYNC_INTERVAL": "200000000000000000m"]),
     ]
 
     @Test(arguments: usageErrors)
