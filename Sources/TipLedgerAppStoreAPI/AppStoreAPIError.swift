@@ -68,8 +68,9 @@ public struct AppStoreAPIError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// Whether trying the same request again may succeed: a server error (5xx), an error Apple
-    /// documents as retryable, a timeout or a broken connection.
-    var isRetryable: Bool {
+    /// documents as retryable, a timeout or a broken connection. Still true of the error a call
+    /// ends with after its last attempt: the request may succeed later.
+    public var isRetryable: Bool {
         switch code {
         case .timedOut, .connectionFailed: true
         case .appleError: (status ?? 0) >= 500 || apple?.isRetryable == true

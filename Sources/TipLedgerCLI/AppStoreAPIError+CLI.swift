@@ -12,15 +12,20 @@ extension AppStoreAPIError {
         let status: ExitStatus
         switch code {
         case .invalidCredentials, .invalidConfiguration, .unauthorized, .invalidRequest: status = .usage
-        case .appleError where (400..<500).contains(self.status ?? 0): status = .rejected
+        case .appleError where isRefusal: status = .rejected
         default: status = .unavailable
         }
         return CLIError(status, message, hint: hint ?? (status == .unavailable ? Self.retryHint : nil))
     }
 
+    /// Whether Apple refused what was asked (a 4xx), so that asking again unchanged cannot help:
+    /// not one of the errors Apple says to retry (`AccountNotFoundRetryableError`, ...), which
+    /// may still come after the last attempt and mean only "not now".
+    var isRefusal: Bool { code == .appleError && (400..<500).contains(status ?? 0) && !isRetryable }
+
     /// Whether Apple answered that it knows no such transaction, order or customer here (404):
     /// in another environment it may.
-    var isNotFound: Bool { code == .appleError && status == 404 }
+    var isNotFound: Bool { isRefusal && status == 404 }
 
     static let retryHint = "nothing was lost: run the command again later; a sweep resumes where it stopped"
 }

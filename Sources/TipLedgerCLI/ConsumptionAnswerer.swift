@@ -22,9 +22,11 @@ struct ConsumptionAnswerer {
     enum Result {
         /// Apple took the answer (202).
         case accepted(status: Int, body: String)
-        /// Apple refused it with a status other than 2xx, 429 and 5xx; it is not sent again.
+        /// Apple refused it with a 4xx other than 429 and the errors it says to retry; it is not
+        /// sent again.
         case refused(status: Int, body: String, error: AppStoreAPIError)
-        /// No answer came (unreachable, 5xx, rate limited); it is tried again on a later run.
+        /// No answer came (unreachable, 5xx, rate limited, an error Apple says to retry); it is
+        /// tried again on a later run.
         case failed(body: String, error: AppStoreAPIError)
         /// Not sent: the ledger cannot say, another sender has it, or its environment has no API.
         case skipped(reason: String)
@@ -99,7 +101,7 @@ struct ConsumptionAnswerer {
         do {
             status = try client.sendConsumptionInformation(transactionId: request.transactionId, answer)
         } catch {
-            let refused = error.code == .appleError && (400..<500).contains(error.status ?? 0)
+            let refused = error.isRefusal
             try ledger.recordConsumptionAnswer(
                 request.notificationUUID, status: refused ? error.status : nil,
                 error: error.apple?.description ?? error.message)

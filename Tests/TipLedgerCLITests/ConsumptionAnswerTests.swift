@@ -151,6 +151,28 @@ import TipLedgerTestSupport
         }
     }
 
+    /// Apple lists AccountNotFoundRetryableError among the errors to retry: still answered so
+    /// after every attempt, the call failed, and the request is sent again on the next run
+    /// rather than recorded as refused.
+    @Test func anAnswerStillFailingWithARetryableAppleErrorIsSentAgainNextTime() async throws {
+        try await APIScenario.with { scenario in
+            try await Self.recordRequests(scenario)
+            for _ in 1...5 {
+                scenario.fake.reply(.appleError(status: 404, code: 4_040_002, message: "Account not found."))
+            }
+            let first = try await scenario.run(["consumption", "--customers-consented"])
+            #expect(first.exited(69), "Apple failed to answer: \(first.summary)")
+            #expect(first.err.contains("AccountNotFoundRetryableError (4040002)"), "\(first.err)")
+            let failed = try #require(scenario.requests(.sendConsumptionInformation).first?.parameter)
+            let second = try await scenario.run(["consumption", "--customers-consented"])
+            #expect(second.exited(0), "\(second.summary)")
+            let sent = scenario.requests(.sendConsumptionInformation).compactMap(\.parameter)
+            #expect(sent.count == 7, "five attempts, then both requests: \(sent)")
+            #expect(sent.dropFirst(5).contains(failed), "the failed request is sent again: \(sent)")
+            #expect(second.outLines.filter { $0.contains("accepted (202)") }.count == 2, "\(second.out)")
+        }
+    }
+
     @Test func aDryRunPrintsTheBodiesAndSendsNothing() async throws {
         try await APIScenario.with { scenario in
             try await Self.recordRequests(scenario)

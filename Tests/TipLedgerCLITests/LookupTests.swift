@@ -60,6 +60,23 @@ import TipLedgerTestSupport
         }
     }
 
+    /// An error Apple says to retry is no answer that the transaction is unknown: still
+    /// answered after every attempt, it is Apple failing to answer (69, run it again).
+    @Test func aRetryableNotFoundAfterEveryAttemptIsAppleUnavailableNotAnUnknownTransaction() async throws {
+        try await APIScenario.with { scenario in
+            for _ in 1...5 {
+                scenario.fake.reply(
+                    .appleError(status: 404, code: 4_040_006, message: "Original transaction id not found."))
+            }
+            let result = try await scenario.run(["lookup", "6000000000000031"])
+            #expect(result.exited(69), "\(result.summary)")
+            #expect(!result.err.contains("Apple knows no transaction"), "\(result.err)")
+            #expect(result.err.contains("OriginalTransactionIdNotFoundRetryableError (4040006)"), "\(result.err)")
+            #expect(result.err.contains("hint: nothing was lost"), "\(result.err)")
+            #expect(scenario.requests(.getTransactionInfo).count == 5)
+        }
+    }
+
     @Test func aForgedTransactionFromTheServerIsRejectedAndNotRecorded() async throws {
         try await APIScenario.with { scenario in
             let genuine = try scenario.tip("6000000000000021", hoursAgo: 3)
