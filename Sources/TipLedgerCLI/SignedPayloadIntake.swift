@@ -22,8 +22,13 @@ struct SignedPayloadIntake: Sendable {
     /// New transactions are recorded finished when `finish` is true (the app delivered them);
     /// otherwise pending, as one that only Apple told of.
     ///
+    /// A token rejected only for now (strict online checks without a responder's answer) must
+    /// not be walked past: the verified tokens of its page are recorded, the cursor is not, and
+    /// the walk stops, so that the next one asks for the page again.
+    ///
     /// - Throws: a store error when the ledger could not record the page; then nothing of it,
-    ///   nor the cursor, was written.
+    ///   nor the cursor, was written. With a cursor, `unavailable` when a token's rejection may
+    ///   pass later; the cursor was not saved.
     func take(_ tokens: [String], as kind: PayloadKind, finish: Bool, saving cursor: SyncCursor?) throws
         -> [PayloadOutcome]
     {
@@ -39,7 +44,14 @@ struct SignedPayloadIntake: Sendable {
             guard case .verified(let payload, _) = outcomes[index] else { return nil }
             return (index, payload)
         }
-        let results = try ledger.record(verified.map(\.1), finish: finish, saving: cursor)
+        let passing = cursor == nil ? nil : Self.passingRejection(outcomes)
+        let results = try ledger.record(verified.map(\.1), finish: finish, saving: passing == nil ? cursor : nil)
+        if let passing {
+            throw CLIError(
+                .unavailable,
+                "\(passing); the walk stops before this page counts as done (its other payloads are recorded)",
+                hint: "run it again once the OCSP responder answers: it asks for this page again")
+        }
         for ((index, payload), result) in zip(verified, results) {
             switch result {
             case .success(let recorded): outcomes[index] = .verified(payload, recording: recorded)
@@ -47,5 +59,11 @@ struct SignedPayloadIntake: Sendable {
             }
         }
         return outcomes
+    }
+
+    /// The first rejection among `outcomes` that the same token may pass later, or nil.
+    private static func passingRejection(_ outcomes: [PayloadOutcome]) -> VerificationError? {
+        for case .rejected(let error) in outcomes where error.code.isRetryable { return error }
+        return nil
     }
 }

@@ -16,10 +16,14 @@ public struct LiveTestChain: Sendable {
     public let bundleId: String
 
     /// Mints a chain valid from a year ago to a year ahead and writes its root as
-    /// `root.pem` into `directory`/keys.
-    public init(directory: String, bundleId: String = "com.example") throws {
+    /// `root.pem` into `directory`/keys. With `ocspURL`, the leaf and the intermediate name that
+    /// OCSP responder.
+    public init(directory: String, bundleId: String = "com.example", ocspURL: String? = nil) throws {
         let now = Int64(Date().timeIntervalSince1970)
-        pki = try TestPKI.mint(TestPKI.Options(validFrom: now - 366 * 86_400, validUntil: now + 366 * 86_400))
+        var options = TestPKI.Options(validFrom: now - 366 * 86_400, validUntil: now + 366 * 86_400)
+        options.leafOCSPURL = ocspURL
+        options.intermediateOCSPURL = ocspURL
+        pki = try TestPKI.mint(options)
         keysDirectory = "\(directory)/keys"
         try FileManager.default.createDirectory(atPath: keysDirectory, withIntermediateDirectories: true)
         try Data(pki.root.pemEncoded.utf8).write(to: URL(fileURLWithPath: "\(keysDirectory)/root.pem"))

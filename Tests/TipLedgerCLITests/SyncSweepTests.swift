@@ -230,6 +230,36 @@ import TipLedgerTestSupport
         }
     }
 
+    /// With strict online checks and no answer from the OCSP responder, a notification is
+    /// rejected only for now (its certificates may be good): the sweep stops before that page
+    /// counts as swept, and a later sweep, the responder answering or the checks off, records it.
+    @Test func aPayloadWhoseRevocationStatusIsUnknownIsSweptAgainNextTime() async throws {
+        try await APIScenario.with { scenario in
+            let refusing = try RefusingPort()
+            // Its root replaces the scenario's in the folder `--keys` names.
+            let chain = try LiveTestChain(
+                directory: scenario.directory.path, ocspURL: "http://127.0.0.1:\(refusing.port)/")
+            let tip = try chain.transaction(id: "4400000000000001", purchaseDate: scenario.time(hoursAgo: 3))
+            let signed = try chain.notification(
+                "ONE_TIME_CHARGE", uuid: TestChains.uuid(1), signedDate: scenario.time(hoursAgo: 3), about: tip)
+            scenario.store.add([.init(signedPayload: signed, sentAt: scenario.time(hoursAgo: 3))])
+
+            let unanswered = try await scenario.run(["sync", "--online-checks"])
+            #expect(unanswered.exited(69), "\(unanswered.summary)")
+            #expect(unanswered.err.contains("revocation"), "\(unanswered.err)")
+            let swept = try await SQLiteShell.value(
+                "ledger.sqlite", "SELECT count(*) FROM sync_cursors WHERE swept_until_ms IS NOT NULL",
+                in: scenario.directory.path)
+            #expect(swept == "0", "nothing counts as swept")
+
+            let later = try await scenario.run(["sync"])
+            #expect(later.exited(0), "\(later.summary)")
+            let recorded = try await SQLiteShell.value(
+                "ledger.sqlite", "SELECT count(*) FROM notifications", in: scenario.directory.path)
+            #expect(recorded == "1", "the notification is recorded by the next sweep")
+        }
+    }
+
     @Test func aRateLimitWithinAMinuteIsWaitedOutAndTheSweepCompletes() async throws {
         try await APIScenario.with { scenario in
             try Self.fillHistory(scenario)
