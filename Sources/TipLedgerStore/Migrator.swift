@@ -2,7 +2,9 @@
 
 /// Brings a ledger's schema up to date: each pending migration runs in its own
 /// `BEGIN IMMEDIATE` transaction together with its `user_version` bump, so a failed migration
-/// leaves the previous schema exactly as it was.
+/// leaves the previous schema exactly as it was. A new ledger gets all of them in one
+/// transaction, so that another process opening it at that moment finds no schema or the
+/// whole of it, never an older version it would take for a ledger to upgrade.
 enum Migrator {
     /// SQLite `application_id` of a tipledger ledger ("TPLG"), so other databases are refused.
     static let applicationID: Int64 = 0x5450_4C47
@@ -72,9 +74,10 @@ enum Migrator {
         // A ledger that had no schema when this call looked is being created, here or by
         // another process: nothing to announce.
         var announced = current == 0
+        let steps = current == 0 ? [pending] : pending.map { [$0] }
         let applied = Result<Void, any Error> {
-            for migration in pending {
-                try apply(migration, to: database) { from in
+            for step in steps {
+                try apply(step, to: database) { from in
                     if !announced { upgrading(from, latest) }
                     announced = true
                 }
@@ -85,33 +88,43 @@ enum Migrator {
         return (current, max(current, latest))
     }
 
-    /// Runs `migration` in its own transaction with its version bump, unless another connection
-    /// applied it meanwhile; `willRun` is told the version it starts from, just before it runs.
-    private static func apply(_ migration: Migration, to database: Database, willRun: (Int) -> Void) throws {
+    /// Runs `migrations` in one transaction with their version bumps, but those another
+    /// connection applied meanwhile; `willRun` is told the version they start from, just before
+    /// the first runs.
+    private static func apply(_ migrations: [Migration], to database: Database, willRun: (Int) -> Void) throws {
+        var before = migrations[0].version - 1
+        var running: Migration? = nil
         do {
             try database.writeTransaction {
-                // Another connection may have applied it while this one waited for the write
+                // Another connection may have applied them while this one waited for the write
                 // lock (two processes opening a new ledger at once): read the version again.
                 // Only then is an upgrade announced: a version read before taking the lock may
                 // be that of a ledger another process is creating at this moment.
-                let version = Int(try database.pragmaInteger("user_version"))
-                guard version < migration.version else { return }
-                willRun(version)
-                try database.execute(migration.sql)
-                if let table = try database.queryOne("PRAGMA foreign_key_check", row: { $0.text(0) }) {
-                    throw StoreError(code: 0, message: "it leaves rows of \(table ?? "?") with broken references")
+                before = Int(try database.pragmaInteger("user_version"))
+                let due = migrations.filter { $0.version > before }
+                guard !due.isEmpty else { return }
+                willRun(before)
+                for migration in due {
+                    running = migration
+                    try database.execute(migration.sql)
+                    if let table = try database.queryOne("PRAGMA foreign_key_check", row: { $0.text(0) }) {
+                        throw StoreError(code: 0, message: "it leaves rows of \(table ?? "?") with broken references")
+                    }
+                    // PRAGMA takes no bound parameters; the version is an integer from this binary.
+                    try database.execute("PRAGMA user_version = \(migration.version)")
                 }
-                // PRAGMA takes no bound parameters; the version is an integer from this binary.
-                try database.execute("PRAGMA user_version = \(migration.version)")
                 try database.execute("PRAGMA application_id = \(applicationID)")
             }
         } catch let error as StoreError {
             // The migration's name says where; its text would only quote the file's opening
             // comment.
+            let failed = running ?? migrations[0]
             throw StoreError(
-                code: error.code, message: "migration \(migration.name) failed: \(error.message)",
-                sql: error.sql == migration.sql ? nil : error.sql,
-                hint: "the ledger was left at schema version \(migration.version - 1)")
+                code: error.code, message: "migration \(failed.name) failed: \(error.message)",
+                sql: error.sql == failed.sql ? nil : error.sql,
+                hint: before == 0
+                    ? "nothing was written: the new ledger has no schema yet"
+                    : "the ledger was left at schema version \(before)")
         }
     }
 }

@@ -151,17 +151,6 @@ import TipLedgerTestSupport
         #expect(try Ledger.open(path: store.path).schemaVersion() == Migration.latestVersion)
     }
 
-    @Test func failedMigrationOnAFreshFileKeepsTheMigrationsBeforeIt() throws {
-        let bad = Self.extra("CREATE TABLE half_done (id INTEGER) STRICT; THIS IS NOT SQL;", name: "bad")
-
-        #expect(throws: StoreError.self) { try Ledger.migrate(path: path, migrations: Migration.all + [bad]) }
-
-        #expect(try Self.pragma("user_version", at: path) == Int64(Migration.latestVersion))
-        #expect(try Self.schema(at: path).contains { $0.contains("half_done") } == false)
-        let ledger = try Ledger.open(path: path)
-        #expect(try ledger.schemaVersion() == Migration.latestVersion)
-    }
-
     @Test func laterMigrationAppliesToAnExistingLedgerInOneStep() throws {
         let store = try TestLedger()
         try store.record(try TestChains.transaction())
@@ -248,6 +237,25 @@ import TipLedgerTestSupport
         #expect(error.message.contains("migration \(failing.name) failed: table events already exists"))
         #expect(!error.description.contains("SPDX"), "\(error.description)")
         #expect(try Self.pragma("user_version", at: store.path) == Int64(Migration.latestVersion))
+    }
+
+    /// A new ledger gets its whole schema in one transaction: when any migration fails, none
+    /// is kept, so no process opening the file ever finds a version between none and the latest
+    /// (which it would take for an old ledger to upgrade).
+    @Test func aNewLedgerWhoseCreationFailsIsLeftWithoutASchema() throws {
+        let database = try Database(path: path)
+        let failing = Self.extra("CREATE TABLE events (x);", name: "clash")
+
+        let error = try #require(throws: StoreError.self) {
+            try Migrator.migrate(database, migrations: Migration.all + [failing])
+        }
+
+        #expect(error.message.contains("migration \(failing.name) failed: table events already exists"))
+        #expect(error.hint == "nothing was written: the new ledger has no schema yet")
+        #expect(try Self.pragma("user_version", at: path) == 0)
+        #expect(try Self.schema(at: path).isEmpty)
+        // The empty file is made a ledger by the next creating open, whole.
+        #expect(try Ledger.open(path: path).schemaVersion() == Migration.latestVersion)
     }
 
     @Test func aMigrationThatLeavesBrokenReferencesIsUndoneAndForeignKeysStayOn() throws {
