@@ -38,9 +38,16 @@ enum FileInput {
     /// `path` when SQLite takes it as the name of a file, else a usage error naming `what` (the
     /// option or argument that gave it): SQLite opens an empty name as a temporary database and
     /// `:memory:` as one in memory, which keep nothing, and reads a name that starts with `file:`
-    /// as a URI (https://sqlite.org/uri.html).
+    /// as a URI (https://sqlite.org/uri.html). A name ending in `/` names a directory, but
+    /// SQLite's Unix VFS drops empty path elements and would open the file without the slash,
+    /// which the checks that look for a ledger with `stat` do not find.
     static func databaseFile(_ path: String, for what: String, command: String?) throws -> String {
         guard !path.isEmpty else { throw CLIError.usage("\(what) needs a file name", command: command) }
+        if path.hasSuffix("/") {
+            throw CLIError(
+                .usage, "\(what) \(path) ends in '/', which names a directory",
+                hint: "give the path of a file, without the '/' at its end")
+        }
         let literal = "./\(path)"
         if path == ":memory:" {
             throw CLIError(

@@ -167,6 +167,17 @@ extension ExitStatusTests {
             name: "--db as an SQLite URI", arguments: ["migrate", "--db", "file:ledger.sqlite?mode=memory"],
             message: "--db file:ledger.sqlite?mode=memory would be read as an SQLite URI"),
         FailingCommand(
+            name: "--db ending in a slash", arguments: ["verify", "--db", "ledger.sqlite/"] + sandbox,
+            message: "--db ledger.sqlite/ ends in '/', which names a directory", input: "x\n",
+            afterwards: [.absent("ledger.sqlite")]),
+        FailingCommand(
+            name: "--db ending in a slash, beside a ledger of that name", arguments: ["report", "--db", "l.sqlite/"],
+            message: "--db l.sqlite/ ends in '/', which names a directory", setup: [.migrate("l.sqlite")]),
+        FailingCommand(
+            name: "backup to a path ending in a slash", arguments: ["backup", "copy.sqlite/", "--db", "l.sqlite"],
+            message: "the destination PATH copy.sqlite/ ends in '/', which names a directory",
+            setup: [.migrate("l.sqlite")], afterwards: [.absent("copy.sqlite")]),
+        FailingCommand(
             name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "70000"],
             message: "--connection-limit must be a whole number from 1 to 65536, not '70000'"),
         FailingCommand(
