@@ -60,6 +60,31 @@ struct ArgumentScanner {
         return given.first
     }
 
+    /// What a path option names, for the message that refuses an empty one.
+    enum PathKind: String {
+        case file, directory
+    }
+
+    /// The value of option `name`, the path of a `kind`, or nil; an empty path is a usage
+    /// error, since the system would resolve it somewhere of its own (an empty keys directory
+    /// reads `/leaf.cer`).
+    mutating func path(_ name: String, to kind: PathKind) throws -> String? {
+        guard let path = try value(name) else { return nil }
+        try checkPath(path, option: name, kind: kind)
+        return path
+    }
+
+    /// Every path given for the repeatable option `name`, in order, none of them empty.
+    mutating func paths(_ name: String, to kind: PathKind) throws -> [String] {
+        let paths = try values(name)
+        for path in paths { try checkPath(path, option: name, kind: kind) }
+        return paths
+    }
+
+    private func checkPath(_ path: String, option: String, kind: PathKind) throws {
+        if path.isEmpty { throw CLIError.usage("\(option) needs a \(kind.rawValue) name", command: command) }
+    }
+
     /// The value of option `name`, whose value may be left out: `--name=value` gives `value`,
     /// a bare `--name` gives `bare` (the next argument is never taken as its value); nil when
     /// absent. Given more than once, it is a usage error.

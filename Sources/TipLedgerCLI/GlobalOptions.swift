@@ -51,6 +51,11 @@ struct GlobalOptions {
         func setting(_ option: GlobalOption) throws -> String? {
             try sourced(option)?.value
         }
+        /// The path the flag gives (never empty), else its variable's.
+        func pathSetting(_ option: GlobalOption, to kind: ArgumentScanner.PathKind) throws -> String? {
+            if let path = try scanner.path(option.flag, to: kind) { return path }
+            return option.variable.flatMap { variable($0) }
+        }
         /// The flag's value, else its variable's, with the name to blame for a bad one.
         func sourced(_ option: GlobalOption) throws -> (value: String, source: String)? {
             if let value = try scanner.value(option.flag) { return (value, option.flag) }
@@ -82,11 +87,13 @@ struct GlobalOptions {
             }
             appAppleId = number
         }
-        rootFiles = try scanner.values(GlobalOption.root.flag)
+        rootFiles = try scanner.paths(GlobalOption.root.flag, to: .file)
         // `--root` and `--keys` both stand for TIPLEDGER_KEYS: either flag puts it aside (both
         // flags together trust both).
-        keysDirectory = rootFiles.isEmpty ? try setting(.keys) : try scanner.value(GlobalOption.keys.flag)
-        catalogPath = try setting(.catalog)
+        keysDirectory =
+            rootFiles.isEmpty
+            ? try pathSetting(.keys, to: .directory) : try scanner.path(GlobalOption.keys.flag, to: .directory)
+        catalogPath = try pathSetting(.catalog, to: .file)
         // `--online-checks best-effort` would leave the mode behind as a stray argument.
         if let flag = scanner.arguments.firstIndex(of: GlobalOption.onlineChecks.flag),
             let next = scanner.arguments.dropFirst(flag + 1).first,

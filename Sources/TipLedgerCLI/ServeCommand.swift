@@ -70,7 +70,7 @@ struct ServeCommand: Command {
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
         _ = try globals.format(allowing: [.text], command: Self.name)
         let listen = try Self.listenAddress(&scanner, globals: globals, command: Self.name)
-        tokenFile = try scanner.value("--api-token-file")
+        tokenFile = try scanner.path("--api-token-file", to: .file)
         finish = !scanner.flag("--no-finish")
         api = try APIOptions(parsing: &scanner)
         consumption = try ConsumptionPolicy.Flags(parsing: &scanner)

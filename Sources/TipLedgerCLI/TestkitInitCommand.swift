@@ -17,7 +17,7 @@ struct TestkitInitCommand: Command {
     let force: Bool
 
     init(parsing scanner: inout ArgumentScanner, globals: GlobalOptions) throws {
-        guard let directory = try scanner.value("--out") else {
+        guard let directory = try scanner.path("--out", to: .directory) else {
             throw CLIError.usage("testkit init needs --out DIR", command: TestkitCommand.name)
         }
         self.directory = directory

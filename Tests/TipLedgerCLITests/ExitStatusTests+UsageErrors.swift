@@ -178,6 +178,23 @@ extension ExitStatusTests {
             message: "the destination PATH copy.sqlite/ ends in '/', which names a directory",
             setup: [.migrate("l.sqlite")], afterwards: [.absent("copy.sqlite")]),
         FailingCommand(
+            name: "an empty --keys", arguments: ["testkit", "transaction", "--keys", ""],
+            message: "--keys needs a directory name"),
+        FailingCommand(
+            name: "an empty --keys for verify", arguments: ["verify", "--keys", ""] + sandbox,
+            message: "--keys needs a directory name", input: "x\n"),
+        FailingCommand(
+            name: "an empty --root", arguments: ["verify", "--root", ""] + sandbox,
+            message: "--root needs a file name", input: "x\n"),
+        FailingCommand(
+            name: "an empty --catalog", arguments: ["report", "--catalog", ""], message: "--catalog needs a file name"),
+        FailingCommand(
+            name: "testkit init into an empty --out", arguments: ["testkit", "init", "--out", ""],
+            message: "--out needs a directory name"),
+        FailingCommand(
+            name: "serve with an empty --api-token-file", arguments: ["serve", "--api-token-file", ""] + sandbox,
+            message: "--api-token-file needs a file name"),
+        FailingCommand(
             name: "serve --connection-limit beyond the server's", arguments: ["serve", "--connection-limit", "70000"],
             message: "--connection-limit must be a whole number from 1 to 65536, not '70000'"),
         FailingCommand(
