@@ -111,8 +111,8 @@ struct ServeCommand: Command {
         self.configuration = configuration
     }
 
-    /// The bearer token: from `--api-token-file`, else `TIPLEDGER_API_TOKEN`; at least 16
-    /// printable ASCII characters. A request's header is compared with it as text, into which
+    /// The bearer token: from `--api-token-file`, else `TIPLEDGER_API_TOKEN`; at least
+    /// `TipLedgerService.shortestAPIToken` printable ASCII characters. A request's header is compared with it as text, into which
     /// bytes that are not UTF-8 were decoded as replacement characters: a token of ASCII alone
     /// cannot be matched by other bytes that decode alike.
     private func apiToken(_ context: CommandContext) throws -> String? {
@@ -132,9 +132,10 @@ struct ServeCommand: Command {
         guard let raw = token else { return nil }
         let trimmed =
             raw.trimmingSpaces().split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        guard trimmed.utf8.count >= 16, trimmed.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
+        let shortest = TipLedgerService.shortestAPIToken
+        guard trimmed.utf8.count >= shortest, trimmed.utf8.allSatisfy({ (0x21...0x7e).contains($0) }) else {
             throw CLIError(
-                .usage, "the API token must be at least 16 printable ASCII characters without spaces",
+                .usage, "the API token must be at least \(shortest) printable ASCII characters without spaces",
                 hint: "generate one with: openssl rand -hex 32")
         }
         return trimmed

@@ -40,13 +40,14 @@ enum Route: Equatable {
         }
     }
 
-    /// Longest path segment a log shows as it is: no route's segment is longer than a UUID.
-    static let longestLoggedSegment = 36
+    /// Longest path segment a log shows as it is: shorter than any API token, and longer than
+    /// every route's own segments (`notifications` is the longest).
+    static let longestLoggedSegment = TipLedgerService.shortestAPIToken - 1
 
     /// `path` as a log may show it, whatever route it names or fails to: what follows
     /// `accounts` is an account however it is written (a UUID without its dashes, in capitals),
-    /// and so is a UUID anywhere else, each shown as `:account`; a segment longer than any
-    /// route's (a token or a JWS sent in the path by mistake) is shown as `:long`.
+    /// and so is a UUID anywhere else, each shown as `:account`; a segment as long as an API
+    /// token or longer (a token or a JWS sent in the path by mistake) is shown as `:long`.
     static func loggedPath(_ path: String) -> String {
         let segments = Self.segments(of: path)
         return segments.indices.map { index in

@@ -40,8 +40,13 @@ public final class TipLedgerService: Sendable {
     /// Where the write routes verify, apart from the server's workers.
     let verification: VerificationThreads
 
+    /// The fewest characters an API token may have: `serve` refuses a shorter one, and the
+    /// access log masks every path segment this long, where a token sent by mistake would show.
+    public static let shortestAPIToken = 16
+
     /// - Parameters:
-    ///   - apiToken: the bearer token of the query routes; nil makes them answer 404.
+    ///   - apiToken: the bearer token of the query routes, at least `shortestAPIToken`
+    ///     characters; nil makes them answer 404.
     ///   - finishesTransactions: whether a submitted transaction is recorded as finished.
     ///   - queryEnvironments: the environments restore and report keep to unless a request's
     ///     `environment` parameter says otherwise, as the CLI keeps to `--environment`; nil for
