@@ -29,7 +29,7 @@ struct CachedChainChecks: VerificationCheck {
         let key = ChainCache.Key(leaf: x5c[0], intermediate: x5c[1])
         let cached = verifier.chains.entry(for: key)
         if let entry = cached {
-            if !entry.thirdCertificates.contains(x5c[2]) {
+            if !entry.hasSeenThirdCertificate(x5c[2]) {
                 _ = try ChainCheck.certificate(x5c[2], index: 2)
                 verifier.chains.noteThirdCertificate(x5c[2], for: key)
             }

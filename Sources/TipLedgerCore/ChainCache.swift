@@ -2,8 +2,13 @@
 internal import Synchronization
 internal import TipLedgerCrypto
 
-/// Chains already validated, keyed by the exact `x5c[0]` and `x5c[1]` text, so a repeated chain
-/// is neither decoded nor rebuilt; only its validity at each payload's time is checked again.
+#if canImport(Glibc)
+    internal import Glibc
+#endif
+
+/// Chains already validated, keyed by the exact bytes of the `x5c[0]` and `x5c[1]` text, so a
+/// repeated chain is neither decoded nor rebuilt; only its validity at each payload's time is
+/// checked again.
 ///
 /// Sound because a chain's validation depends on the time only through the certificates'
 /// validity periods (revocation, checked online, is `RevocationCheck`'s, after the cache). Bounded; safe to share between threads.
@@ -24,6 +29,11 @@ final class ChainCache: Sendable {
                     for byte in tail { hasher.combine(byte) }
                 }
             }
+        }
+
+        /// Equal when both texts are the same bytes, as the hash assumes.
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            sameBytes(lhs.leaf, rhs.leaf) && sameBytes(lhs.intermediate, rhs.intermediate)
         }
     }
 
@@ -48,6 +58,25 @@ final class ChainCache: Sendable {
 
         /// Mirrors OpenSSL's check (`X509_cmp_time`): notBefore ≤ t < notAfter for each.
         func isValid(atSeconds seconds: Int64) -> Bool { validFrom <= seconds && seconds < validUntil }
+
+        /// Whether exactly the text `third` was seen to be a certificate with this chain.
+        func hasSeenThirdCertificate(_ third: String) -> Bool {
+            thirdCertificates.contains { sameBytes($0, third) }
+        }
+    }
+
+    /// Whether `a` and `b` are the same UTF-8 bytes. `String`'s `==` is canonical equivalence,
+    /// under which different texts are equal (a Kelvin sign, U+212A, equals "K"): text that is
+    /// not base64 would then pass for a certificate's.
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let (left, right) = (a.utf8, b.utf8)
+        guard left.count == right.count else { return false }
+        let compared = left.withContiguousStorageIfAvailable { left in
+            right.withContiguousStorageIfAvailable { right in
+                left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+        }
+        return (compared ?? nil) ?? left.elementsEqual(right)
     }
 
     /// Most chains kept; Apple rotates leaves every year or two, so a handful is typical.

@@ -38,7 +38,7 @@ public final class Verifier: Sendable {
     /// fingerprint lets `verify` answer an exact repeat without checking it again
     /// (`Ledger.knownTokens`), so a change that could reject a token once accepted must raise
     /// it.
-    static let checksVersion = 3
+    static let checksVersion = 4
 
     /// The fingerprint of a verifier with these roots and policy running version `checks` of
     /// the checks.

@@ -205,6 +205,35 @@ import TipLedgerTestSupport
         #expect(verifier.chains.count == 1)
     }
 
+    /// `String`'s `==` is canonical equivalence, under which a Kelvin sign (U+212A) equals "K":
+    /// text that is not base64 must not pass for a certificate seen before.
+    @Test func aThirdCertificateSeenBeforeExcusesOnlyItsExactText() throws {
+        let pki = TestChains.standard
+        let chain = Array(TestJWS.x5c(pki.chain)[0...1])
+        // Any certificate may stand in x5c[2]; Apple's root is fixed text with a "K" in it.
+        let third = try #require(TestJWS.x5c([TrustAnchors.appleRootCAG3]).first)
+        let kelvin = String(third.map { $0 == "K" ? "\u{212A}" : $0 })
+        try #require(!kelvin.utf8.elementsEqual(third.utf8), "the root's text has no K to replace")
+        #expect(kelvin == third, "String's == says the two texts are equal")
+        func token(_ third: String) throws -> String {
+            try TestJWS.sign(
+                header: TestJWS.header(x5c: chain + [third]), payload: TestPayloads.transaction(), key: pki.leafKey)
+        }
+        #expect(try TestChains.verifier().rejection(of: try token(kelvin)) == .invalidCertificate, "fresh")
+        let cached = try TestChains.verifier()
+        #expect(cached.rejection(of: try token(third)) == nil)
+        #expect(cached.rejection(of: try token(kelvin)) == .invalidCertificate, "cached")
+    }
+
+    @Test func cacheKeysCompareTheExactBytesNotCanonicallyEquivalentText() {
+        let certificate = ChainCache.Key(leaf: "MIIBKoZI", intermediate: "MIIC")
+        let kelvin = ChainCache.Key(leaf: "MIIB\u{212A}oZI", intermediate: "MIIC")
+        #expect(certificate != kelvin)
+        let kelvinIntermediate = ChainCache.Key(leaf: "MIIBKoZI", intermediate: "MII\u{212A}")
+        #expect(ChainCache.Key(leaf: "MIIBKoZI", intermediate: "MIIK") != kelvinIntermediate)
+        #expect(certificate == ChainCache.Key(leaf: "MIIBKoZI", intermediate: "MIIC"))
+    }
+
     @Test func cacheKeysCompareTheWholeText() {
         let a = ChainCache.Key(leaf: "A" + String(repeating: "x", count: 100), intermediate: "I")
         let b = ChainCache.Key(leaf: "B" + String(repeating: "x", count: 100), intermediate: "I")
