@@ -43,11 +43,11 @@ public struct ResponseBodyV2DecodedPayload: Sendable, Equatable {
         if let data { return (data.bundleId, data.appAppleId, data.rawEnvironment) }
         if let summary { return (summary.bundleId, summary.appAppleId, summary.rawEnvironment) }
         if let token = externalPurchaseToken {
-            // Apple derives the environment from the id: sandbox tokens start with "SANDBOX".
-            let environment = token.externalPurchaseId.map {
-                $0.hasPrefix("SANDBOX") ? AppStoreEnvironment.sandbox.rawValue : AppStoreEnvironment.production.rawValue
-            }
-            return (token.bundleId, token.appAppleId, environment)
+            // Apple derives the environment from the id: sandbox tokens start with "SANDBOX",
+            // every other token, one without an id too, is Production's.
+            let isSandbox = token.externalPurchaseId?.hasPrefix("SANDBOX") == true
+            let environment: AppStoreEnvironment = isSandbox ? .sandbox : .production
+            return (token.bundleId, token.appAppleId, environment.rawValue)
         }
         if let appData { return (appData.bundleId, appData.appAppleId, appData.rawEnvironment) }
         return (nil, nil, nil)

@@ -319,6 +319,30 @@ import TipLedgerTestSupport
         #expect(verifier.rejection(of: appTransaction) == nil)
     }
 
+    /// Apple's libraries take an external purchase token's environment from its id: Sandbox
+    /// when it starts with `SANDBOX`, Production otherwise, an absent id included.
+    @Test(
+        arguments: [
+            (nil, AppStoreEnvironment.production), ("b2158121-7af9-49d4-9561-1f588205523e", .production),
+            ("SANDBOX_b2158121-7af9-49d4-9561-1f588205523e", .sandbox),
+        ] as [(String?, AppStoreEnvironment)])
+    func anExternalPurchaseTokenIsForTheEnvironmentItsIdNames(
+        _ externalPurchaseId: String?, _ environment: AppStoreEnvironment
+    ) throws {
+        let token = try signed(
+            TestPayloads.notification([
+                "notificationType": TestPayloads.quoted("EXTERNAL_PURCHASE_TOKEN"),
+                "subtype": TestPayloads.quoted("UNREPORTED"), "data": nil,
+                "externalPurchaseToken": TestPayloads.object(
+                    [
+                        "tokenCreationDate": TestPayloads.referenceDate, "appAppleId": "1234567890",
+                        "bundleId": TestPayloads.quoted("com.example.tips"),
+                    ], ["externalPurchaseId": externalPurchaseId.map(TestPayloads.quoted)]),
+            ]))
+        let verified = try TestChains.verifier().verifyNotification(token)
+        #expect(verified.environment == environment)
+    }
+
     @Test func aVerifierWithoutAppAppleIdDoesNotCheckIt() throws {
         let verifier = try TestChains.verifier(appAppleId: nil)
         let token = try signed(
