@@ -6,7 +6,8 @@
 /// is checked every time (see docs/performance.md, "Verifying").
 ///
 /// - A header seen before whose chain was validated (`KnownHeader.chain`) skips both, when the
-///   chain is valid at the effective time.
+///   chain is valid at the effective time and the header was read through this verifier's own
+///   cache (a line read by another verifier names a chain validated against its roots).
 /// - Otherwise, a chain validated before under another header (`ChainCache`, by the exact text of
 ///   `x5c[0]` and `x5c[1]`) skips the chain check, when valid at the effective time. Outside that
 ///   validity, which is that of the root OpenSSL anchored the chain at, another trusted root (one
@@ -18,7 +19,9 @@ struct CachedChainChecks: VerificationCheck {
 
     func check(_ token: inout TokenUnderCheck, by verifier: Verifier) throws(VerificationError) {
         let seconds = token.effectiveDate.wholeSeconds
-        if let resolved = token.jws.knownHeader.chain, resolved.isValid(atSeconds: seconds) {
+        if let resolved = token.jws.knownHeader.chain, token.jws.headerCache === verifier.headers,
+            resolved.isValid(atSeconds: seconds)
+        {
             token.signer = Signer(key: resolved.leafKey, isLocalTesting: false)
             token.chain = resolved.chain
             return

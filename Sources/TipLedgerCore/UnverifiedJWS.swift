@@ -31,6 +31,9 @@ public struct UnverifiedJWS: Sendable {
     let signingInputCount: Int
     /// The decoded header, with what the verifier learnt of it before (`KnownHeader.chain`).
     let knownHeader: KnownHeader
+    /// The header cache `knownHeader` came from: the chain it names was validated by the
+    /// verifier owning that cache, and means nothing to another.
+    let headerCache: HeaderCache?
 
     /// The decoded protected header.
     public var header: JSONObject { knownHeader.header }
@@ -116,7 +119,7 @@ public struct UnverifiedJWS: Sendable {
             then: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[secondDot...])))
         return UnverifiedJWS(
             token: token, isWebhookBody: isWebhookBody, digest: digest, signingInputDigest: signingInputDigest,
-            headerByteCount: firstDot, signingInputCount: secondDot, knownHeader: known)
+            headerByteCount: firstDot, signingInputCount: secondDot, knownHeader: known, headerCache: headers)
     }
 
     /// The rest of steps 1–2: a payload that is a JSON object, and a base64url signature.

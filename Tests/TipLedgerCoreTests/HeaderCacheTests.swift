@@ -86,6 +86,22 @@ import TipLedgerTestSupport
         #expect(verifier.rejection(of: good) == nil)
     }
 
+    /// A line read by one verifier may be verified by another; the chain the first resolved
+    /// its header to says nothing of the second's roots or policy.
+    @Test func aHeaderResolvedByOneVerifierIsNotTrustedByAnother() throws {
+        func rejection(_ result: Result<VerifiedPayload, VerificationError>) -> VerificationError.Code? {
+            if case .failure(let error) = result { error.code } else { nil }
+        }
+        let token = try TestJWS.sign(TestPayloads.transaction())
+        let trusting = try TestChains.verifier()
+        #expect(rejection(trusting.verify(try trusting.parse(line: token))) == nil)
+        // Read again, the line's header names the chain `trusting` validated.
+        let resolved = try trusting.parse(line: token)
+        let other = try TestChains.verifier(trusting: TestChains.other)
+        #expect(rejection(other.verify(resolved)) == .untrustedChain)
+        #expect(rejection(trusting.verify(resolved)) == nil)
+    }
+
     @Test func theCacheIsBounded() throws {
         let cache = HeaderCache(capacity: 3)
         for index in 0..<10 {
