@@ -52,6 +52,12 @@ final class Database: @unchecked Sendable {
         access openedFor: Access = .write, pages: NewLedgerPages = .forBatches
     ) throws(StoreError) {
         _ = Database.libraryConfigured
+        // SQLite would open a device or a pipe and write its journal beside it.
+        if let kind = Ledger.specialFileKind(at: path) {
+            throw StoreError(
+                code: SQLITE_CANTOPEN, message: "\(path) is \(kind), not a ledger",
+                hint: "pass --db with the ledger file's path")
+        }
         var handle: OpaquePointer? = nil
         let mode =
             switch openedFor {

@@ -38,6 +38,16 @@ extension ExitStatusTests {
             [["report"], ["pending"], ["restore", "--account", account]], ledger: "empty.sqlite",
             message: "empty.sqlite is an empty file, not a ledger", setup: [.write("", to: "empty.sqlite")],
             afterwards: [.unchanged("empty.sqlite")])
+        // SQLite would open a pipe or a device, and a command that writes would leave its
+        // journal beside it.
+        + rows(
+            [["report"], ["migrate"], ["verify"] + sandbox], ledger: "pipe.sqlite",
+            message: "pipe.sqlite is a named pipe, not a ledger", setup: [.makeNamedPipe("pipe.sqlite")],
+            afterwards: [.only(["pipe.sqlite"], in: ".")])
+        + rows(
+            [["report"], ["verify"] + sandbox], ledger: "/dev/null",
+            message: "/dev/null is a character device, not a ledger",
+            setup: [])
         // An SQLite database with no schema (an interrupted backup once SQLite rolled it back)
         // is not taken for a new, empty ledger by a command that does not record. `finish` opens
         // it to write, which sets the write-ahead log's flag in the header, and adds nothing.

@@ -50,6 +50,7 @@ struct FailingCommand: Sendable, CustomTestStringConvertible {
         case migrate(String)
         case write(String, to: String)
         case makeDirectory(String)
+        case makeNamedPipe(String)
         /// An SQLite database with no schema (as an interrupted backup leaves once SQLite
         /// rolled it back).
         case vacuum(String)
@@ -170,6 +171,8 @@ struct FailingCommand: Sendable, CustomTestStringConvertible {
             try directory.write(text, to: name)
         case .makeDirectory(let name):
             try FileManager.default.createDirectory(atPath: directory.file(name), withIntermediateDirectories: false)
+        case .makeNamedPipe(let name):
+            guard mkfifo(directory.file(name), 0o600) == 0 else { throw CocoaError(.fileWriteUnknown) }
         case .vacuum(let name):
             _ = try await SQLiteShell.rows(name, "VACUUM;", in: directory.path)
         case .newerSchema(let ledger):
