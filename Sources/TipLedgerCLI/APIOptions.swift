@@ -54,7 +54,10 @@ struct APIOptions {
 
     init(parsing scanner: inout ArgumentScanner) throws {
         for setting in Setting.allCases {
-            flags[setting] = try scanner.value(setting.rawValue)
+            switch setting {
+            case .keyFile, .certificateAuthority: flags[setting] = try scanner.path(setting.rawValue, to: .file)
+            case .keyId, .issuerId, .url: flags[setting] = try scanner.value(setting.rawValue)
+            }
         }
     }
 

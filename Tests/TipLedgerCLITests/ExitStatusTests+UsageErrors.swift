@@ -140,6 +140,11 @@ extension ExitStatusTests {
             name: "testkit --accounts without --count", arguments: ["testkit", "transaction", "--accounts", "3"],
             message: "--accounts shares out the tips of --count N; give --count"),
         FailingCommand(
+            name: "an empty --api-key", arguments: ["sync", "--api-key", ""], message: "--api-key needs a file name"),
+        FailingCommand(
+            name: "an empty --api-ca", arguments: ["lookup", "--api-ca", "", "2000000000000001"],
+            message: "--api-ca needs a file name"),
+        FailingCommand(
             name: "testkit TEST notification about a transaction",
             arguments: ["testkit", "notification", "--type", "TEST", "--transaction", "-"],
             message: "a TEST notification is about no transaction; leave out --transaction"),
