@@ -95,6 +95,36 @@ import TipLedgerCore
         #expect(harness.fake.arrivals == 1)
     }
 
+    /// A walk ends past its page limit however many new tokens the pages name, with the cursor
+    /// of the last page fetched kept for the next walk to resume after; a walk that ends at the
+    /// limit ends as any other.
+    @Test func aWalkPastItsPageLimitEnds() throws {
+        let harness = try APIHarness()
+        harness.fake.respond { request in
+            let number = Int(request.query["paginationToken"]?.dropFirst("token-".count) ?? "1") ?? 1
+            return Self.notificationPage(number, next: "token-\(number + 1)")
+        }
+        var pages = try harness.client.notificationHistory(Self.window)
+        pages.pageLimit = 4
+        var walked = 0
+        let error = apiError {
+            while walked < 10, try pages.next() != nil { walked += 1 }
+        }
+
+        #expect(walked == 4)
+        #expect(error?.code == .malformedResponse)
+        #expect(error?.message.contains("more than 4 pages in one walk") == true, "\(String(describing: error))")
+        #expect(harness.fake.arrivals == 4)
+        #expect(pages.cursor == "token-5")
+
+        harness.fake.respond(Self.threeNotificationPages)
+        var three = try harness.client.notificationHistory(Self.window)
+        three.pageLimit = 3
+        var payloads = 0
+        while let page = try three.next() { payloads += page.notificationHistory.count }
+        #expect(payloads == 3)
+    }
+
     /// Pages whose tokens go round (the third names the second's again) would be walked for
     /// ever, each time with its records: the walk ends at the first token it was given before.
     @Test(arguments: [nil, "token-2"])
