@@ -40,6 +40,14 @@ public enum Fixtures {
     public static func json(_ relativePath: String) throws -> Any {
         try JSONSerialization.jsonObject(with: Data(try bytes(relativePath)))
     }
+
+    /// A JSON Lines fixture: each non-empty line parsed as one JSON value (through Foundation),
+    /// in file order.
+    public static func jsonLines(_ relativePath: String) throws -> [Any] {
+        try bytes(relativePath).split(separator: UInt8(ascii: "\n")).map {
+            try JSONSerialization.jsonObject(with: Data($0))
+        }
+    }
 }
 
 /// A fixture that could not be read.
