@@ -272,14 +272,6 @@ enum DecodedField: Equatable {
         }
     }
 
-    /// The single certificate of an Xcode-signed token.
-    private func xcodeCertificate(of token: String) throws -> Certificate {
-        guard case .array(let x5c)? = try UnverifiedJWS.parse(token).header["x5c"], x5c.count == 1,
-            let der = x5c[0].stringValue.flatMap({ Base64.decode($0, alphabet: .standard) })
-        else { throw FixtureError(path: "x5c of an Xcode token") }
-        return try Certificate(derEncoded: der)
-    }
-
     @Test(arguments: LibraryExpectations.jwsCases)
     func libraryJWSCaseHasItsVerdict(_ jwsCase: LibraryJWSCase) throws {
         let settings = try #require(jwsCase.settings)
@@ -316,7 +308,7 @@ enum DecodedField: Equatable {
             // Apple's libraries skip all crypto for Xcode; tipledger trusts the Xcode certificate
             // only when it is in the trust store. Without it: untrusted.
             #expect(verifier.rejection(of: token, as: kind) == .untrustedChain)
-            verifier = try settings.verifier(extraRoots: [try xcodeCertificate(of: token)])
+            verifier = try settings.verifier(extraRoots: [try TestJWS.xcodeCertificate(of: token)])
         }
         let verified = try verifier.verifyPayload(token, as: kind)
         #expect(verified.kind == kind)

@@ -211,13 +211,7 @@ struct RealVector: Sendable, CustomTestStringConvertible {
         // Xcode accepted, Apple's root trusted, the Xcode certificate not.
         #expect(try vector.verifier().rejection(of: token) == .untrustedChain)
         // Xcode accepted and the single x5c certificate itself trusted.
-        guard case .array(let x5c)? = try UnverifiedJWS.parse(token).header["x5c"], x5c.count == 1,
-            let der = x5c[0].stringValue.flatMap({ Base64.decode($0, alphabet: .standard) })
-        else {
-            Issue.record("\(file) has no single-certificate x5c")
-            return
-        }
-        let xcode = try Certificate(derEncoded: der)
+        let xcode = try TestJWS.xcodeCertificate(of: token)
         #expect(xcode.subject.contains("StoreKit Testing in Xcode"))
         let verified = try vector.verifier(trusting: [TrustAnchors.appleRootCAG3, xcode]).verifyPayload(token, as: nil)
         #expect(verified.environment == .xcode)

@@ -43,6 +43,14 @@ public enum TestJWS {
         return input + "." + Base64.encode(signature, alphabet: .url)
     }
 
+    /// The single certificate in the `x5c` of an Xcode-signed token.
+    public static func xcodeCertificate(of token: String) throws -> Certificate {
+        guard case .array(let x5c)? = try UnverifiedJWS.parse(token).header["x5c"], x5c.count == 1,
+            let der = x5c[0].stringValue.flatMap({ Base64.decode($0, alphabet: .standard) })
+        else { throw FixtureError(path: "x5c of an Xcode token") }
+        return try Certificate(derEncoded: der)
+    }
+
     /// A JWS of `payload` signed by `pki`'s leaf with its chain in `x5c`.
     public static func sign(_ payload: String, pki: TestPKI = TestChains.standard) throws -> String {
         try sign(header: header(chain: pki.chain), payload: payload, key: pki.leafKey)
