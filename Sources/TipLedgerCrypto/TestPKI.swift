@@ -63,16 +63,24 @@ public struct TestPKI: Sendable {
 
     /// Mints a fresh PKI with new keys.
     public static func mint(_ options: Options) throws(CryptoError) -> TestPKI {
-        let organization = ("O", options.namePrefix)
         let rootKey = try PrivateKey.generate(curve: .p256)
         let root = try Certificate.mint(
             CertificateTemplate(
-                subject: [("CN", "\(options.namePrefix) Root CA"), organization], serialNumber: 1,
+                subject: [("CN", "\(options.namePrefix) Root CA"), ("O", options.namePrefix)], serialNumber: 1,
                 notBefore: options.rootNotBefore ?? options.notBefore,
                 notAfter: options.rootNotAfter ?? options.notAfter,
                 isCA: true,
                 keyUsage: "critical,keyCertSign,cRLSign"),
             subjectKey: rootKey, issuer: nil)
+        return try mint(options, under: root, rootKey: rootKey)
+    }
+
+    /// Mints a new intermediate and leaf issued by `root`, whatever it allows: for showing which
+    /// roots a verifier refuses to let anchor a chain.
+    package static func mint(_ options: Options, under root: Certificate, rootKey: PrivateKey) throws(CryptoError)
+        -> TestPKI
+    {
+        let organization = ("O", options.namePrefix)
         let intermediateKey = try PrivateKey.generate(curve: .p256)
         var intermediateTemplate =
             CertificateTemplate(

@@ -11,18 +11,39 @@ import TipLedgerTestSupport
     /// reference time; minted once.
     static let xcode: (certificate: Certificate, key: PrivateKey) = mintSelfSigned(curve: .p256, serial: 1)
 
-    static func mintSelfSigned(curve: PrivateKey.Curve, serial: UInt64) -> (certificate: Certificate, key: PrivateKey) {
+    /// Shaped as Xcode mints "StoreKit Testing in Xcode": a CA constraint with `pathlen:0`, but
+    /// a key usage of `digitalSignature` only.
+    static let xcodeShaped: (certificate: Certificate, key: PrivateKey) = mintSelfSigned(
+        curve: .p256, serial: 1, isCA: true, pathLength: 0)
+
+    static func mintSelfSigned(
+        curve: PrivateKey.Curve, serial: UInt64, key: PrivateKey? = nil, isCA: Bool = false, pathLength: Int? = nil,
+        keyUsage: String = "critical,digitalSignature"
+    ) -> (certificate: Certificate, key: PrivateKey) {
         do {
-            let key = try PrivateKey.generate(curve: curve)
+            let key = try key ?? PrivateKey.generate(curve: curve)
             let certificate = try Certificate.mint(
                 CertificateTemplate(
                     subject: [("CN", "StoreKit Testing TEST")], serialNumber: serial,
                     notBefore: TestChains.referenceSeconds - 86_400, notAfter: TestChains.referenceSeconds + 86_400,
-                    isCA: false, keyUsage: "critical,digitalSignature"),
+                    isCA: isCA, pathLength: pathLength, keyUsage: keyUsage),
                 subjectKey: key, issuer: nil)
             return (certificate, key)
         } catch {
             preconditionFailure("cannot mint the Xcode test certificate: \(error)")
+        }
+    }
+
+    /// The Xcode stand-ins: shaped as Xcode's own, and not a CA at all.
+    enum Shape: String, CaseIterable, Sendable {
+        case asXcodeMintsIt
+        case notACA
+
+        var minted: (certificate: Certificate, key: PrivateKey) {
+            switch self {
+            case .asXcodeMintsIt: LocalTestingTests.xcodeShaped
+            case .notACA: LocalTestingTests.xcode
+            }
         }
     }
 
@@ -114,5 +135,53 @@ import TipLedgerTestSupport
         // Only the single Xcode certificate is tied to Xcode; a trusted three-certificate chain
         // signs for any accepted environment, Xcode included.
         #expect(verifier.rejection(of: try TestJWS.sign(xcodeTransaction)) == nil)
+    }
+
+    /// Xcode's own certificate may not issue certificates (its key usage lacks `keyCertSign`),
+    /// and neither may the stand-ins, so what they show below holds for it.
+    @Test func xcodesOwnCertificateCannotIssueCertificates() throws {
+        let real = try TestJWS.xcodeCertificate(of: try Fixtures.text("real/xcode-signed-transaction.jws"))
+        #expect(real.isSelfSigned && real.subject.contains("StoreKit Testing in Xcode"))
+        #expect(!real.mayActAsCA)
+        for shape in Shape.allCases {
+            #expect(!shape.minted.certificate.mayActAsCA, "\(shape)")
+        }
+    }
+
+    /// Whoever holds the key of an Xcode certificate a server trusts mints an intermediate and a
+    /// leaf with Apple's marker OIDs beneath it: the chain must not verify, for Xcode or for a
+    /// real environment, although the same key signs Xcode payloads and, behind a certificate
+    /// that may issue, the very same chain.
+    @Test(arguments: Shape.allCases, ["Production", "Sandbox", "Xcode"])
+    func anXcodeCertificateCannotAnchorAThreeCertificateChain(_ shape: Shape, environment: String) throws {
+        let anchor = shape.minted
+        let pki = try TestPKI.mint(TestChains.options(), under: anchor.certificate, rootKey: anchor.key)
+        let verifier = try verifier(
+            trusting: [anchor.certificate, TestChains.standard.root], environments: [.xcode, .sandbox, .production])
+        #expect(
+            verifier.rejection(of: try signed(xcodeTransaction, certificate: anchor.certificate, key: anchor.key))
+                == nil)
+
+        let token = try TestJWS.sign(TestPayloads.transaction(["environment": "\"\(environment)\""]), pki: pki)
+        #expect(verifier.rejection(of: token) == .untrustedChain)
+
+        let issuing = Self.mintSelfSigned(
+            curve: .p256, serial: 1, key: anchor.key, isCA: true, keyUsage: "critical,keyCertSign")
+        let control = try self.verifier(trusting: [issuing.certificate], environments: [.xcode, .sandbox, .production])
+        #expect(control.rejection(of: token) == nil)
+    }
+
+    /// Nor can the Xcode certificate stand first in a three-certificate `x5c`, as if it were an
+    /// App Store leaf.
+    @Test(arguments: Shape.allCases, ["Production", "Sandbox"])
+    func anXcodeCertificateCannotStandAsTheLeafOfAChain(_ shape: Shape, environment: String) throws {
+        let anchor = shape.minted
+        let verifier = try verifier(
+            trusting: [anchor.certificate, TestChains.standard.root], environments: [.xcode, .sandbox, .production])
+        let x5c = TestJWS.x5c([anchor.certificate, TestChains.standard.intermediate, TestChains.standard.root])
+        let token = try TestJWS.sign(
+            header: TestJWS.header(x5c: x5c),
+            payload: TestPayloads.transaction(["environment": "\"\(environment)\""]), key: anchor.key)
+        #expect(verifier.rejection(of: token) == .untrustedChain)
     }
 }
