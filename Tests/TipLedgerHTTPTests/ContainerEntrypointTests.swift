@@ -35,4 +35,20 @@ extension ServeLiveTests {
         #expect(errors.contains("restoring it from the replica") && !errors.contains("set up"), "\(errors)")
         #expect(modes == ["": 0o600, "-wal": 0o600, "-shm": 0o600])
     }
+
+    /// `tipledger --format text serve` is the same command as `tipledger serve --format text`,
+    /// but the entrypoint knows `serve` only as its first argument: with options before it, it
+    /// would serve without restoring the replica's ledger and without replicating what it
+    /// records. It refuses instead, before anything is made.
+    @Test func optionsBeforeServeAreRefusedWhenAReplicaIsConfigured() throws {
+        let directory = try TemporaryDirectory()
+        let arguments = ["--format", "text", "serve", "--listen", "127.0.0.1:0"]
+        let entrypoint = try ContainerEntrypoint(arguments, in: directory)
+        let status = entrypoint.child.waitForExit(upTo: .seconds(60))
+        let errors = entrypoint.child.errors.text
+
+        #expect(status == 64, "\(errors)")
+        #expect(errors.hasPrefix("error: ") && errors.contains("hint: "), "\(errors)")
+        #expect(!FileManager.default.fileExists(atPath: ContainerEntrypoint.ledgerPath(in: directory)))
+    }
 }
