@@ -61,10 +61,15 @@ final class OCSPResponder {
         let output = FileHandle(fileDescriptor: outputEnds[0], closeOnDealloc: true)
         let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
         let errors = open(log, O_WRONLY | O_APPEND | O_CLOEXEC)
-        defer { for descriptor in [input, errors, outputEnds[1]] { close(descriptor) } }
-        child = try ChildProcess(
-            executable: "/usr/bin/openssl", arguments: arguments, environment: [:], standardInput: input,
-            standardOutput: outputEnds[1], standardError: errors)
+        // Closed once the child has its copies: with the write end still open here, a responder
+        // that exits before listening would leave the read below waiting for ever.
+        defer { for descriptor in [input, errors] { close(descriptor) } }
+        do {
+            defer { close(outputEnds[1]) }
+            child = try ChildProcess(
+                executable: "/usr/bin/openssl", arguments: arguments, environment: [:], standardInput: input,
+                standardOutput: outputEnds[1], standardError: errors)
+        }
         // The responder prints "ACCEPT [::]:PORT PID=..." once it listens; end of file first means
         // it did not start (the port taken, a bad file).
         var said = ""

@@ -40,38 +40,73 @@ final class OnlineChain {
     private let refusing: RefusingPort?
 
     init(_ setup: Setup = Setup()) throws {
+        // The ports are chosen free, then named in the certificates before the responders take
+        // them; another test's socket may take one meanwhile, and the responder then fails to
+        // listen. A new chain on new ports is tried then.
+        var attempt = 1
+        while true {
+            do {
+                let started = try Self.start(setup)
+                (pki, clock, rootResponder, leafResponder) =
+                    (started.pki, started.clock, started.rootResponder, started.leafResponder)
+                (directory, refusing) = (started.directory, started.refusing)
+                return
+            } catch let failure as ResponderFailed {
+                guard attempt < 3 else { throw failure }
+                attempt += 1
+            }
+        }
+    }
+
+    private struct Started {
+        let pki: TestPKI
+        let clock: ManualClock
+        let rootResponder: OCSPResponder
+        let leafResponder: OCSPResponder?
+        let directory: String
+        let refusing: RefusingPort?
+    }
+
+    private static func start(_ setup: Setup) throws -> Started {
         let now = Int64(Date().timeIntervalSince1970)
-        directory = NSTemporaryDirectory() + "tipledger-ocsp-\(UUID().uuidString)"
+        let directory = NSTemporaryDirectory() + "tipledger-ocsp-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let rootPort = try OCSPResponder.freePort()
-        refusing = setup.leafResponderDown ? try RefusingPort() : nil
-        let leafPort = try setup.leafResponderPort ?? refusing?.port ?? OCSPResponder.freePort()
-        pki = TestChains.mint { options in
-            options.notBefore = now - 86_400
-            options.notAfter = now + 7 * 86_400
-            options.intermediateOCSPURL = "http://127.0.0.1:\(rootPort)/"
-            options.leafOCSPURL = "http://127.0.0.1:\(leafPort)/"
+        do {
+            let rootPort = try OCSPResponder.freePort()
+            let refusing = setup.leafResponderDown ? try RefusingPort() : nil
+            let leafPort = try setup.leafResponderPort ?? refusing?.port ?? OCSPResponder.freePort()
+            let pki = TestChains.mint { options in
+                options.notBefore = now - 86_400
+                options.notAfter = now + 7 * 86_400
+                options.intermediateOCSPURL = "http://127.0.0.1:\(rootPort)/"
+                options.leafOCSPURL = "http://127.0.0.1:\(leafPort)/"
+            }
+            let rootResponder = try OCSPResponder(
+                port: rootPort, issuer: pki.root, signer: (pki.root, pki.rootKey),
+                index: [.init(serialNumber: 2, revoked: setup.revokedIntermediate)], minutes: setup.minutes,
+                directory: directory, name: "root")
+            let signer: (Certificate, PrivateKey)
+            if setup.forgedLeafResponses {
+                signer = (TestChains.other.intermediate, TestChains.other.intermediateKey)
+            } else if setup.delegatedLeafResponder {
+                signer = try delegatedResponder(of: pki, now: now)
+            } else {
+                signer = (pki.intermediate, pki.intermediateKey)
+            }
+            let leafResponder =
+                setup.leafResponderDown || setup.leafResponderPort != nil
+                ? nil
+                : try OCSPResponder(
+                    port: leafPort, issuer: pki.intermediate, signer: signer,
+                    index: [.init(serialNumber: 3, revoked: setup.revokedLeaf)], minutes: setup.minutes,
+                    directory: directory, name: "intermediate")
+            return Started(
+                pki: pki, clock: ManualClock(startingAt: AppleDate(wholeMilliseconds: now * 1000)),
+                rootResponder: rootResponder, leafResponder: leafResponder, directory: directory, refusing: refusing)
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
         }
-        clock = ManualClock(startingAt: AppleDate(wholeMilliseconds: now * 1000))
-        rootResponder = try OCSPResponder(
-            port: rootPort, issuer: pki.root, signer: (pki.root, pki.rootKey),
-            index: [.init(serialNumber: 2, revoked: setup.revokedIntermediate)], minutes: setup.minutes,
-            directory: directory, name: "root")
-        let signer: (Certificate, PrivateKey)
-        if setup.forgedLeafResponses {
-            signer = (TestChains.other.intermediate, TestChains.other.intermediateKey)
-        } else if setup.delegatedLeafResponder {
-            signer = try Self.delegatedResponder(of: pki, now: now)
-        } else {
-            signer = (pki.intermediate, pki.intermediateKey)
-        }
-        leafResponder =
-            setup.leafResponderDown || setup.leafResponderPort != nil
-            ? nil
-            : try OCSPResponder(
-                port: leafPort, issuer: pki.intermediate, signer: signer,
-                index: [.init(serialNumber: 3, revoked: setup.revokedLeaf)], minutes: setup.minutes,
-                directory: directory, name: "intermediate")
     }
 
     deinit {
