@@ -31,11 +31,9 @@ extension CommandContext {
             guard stat(path, &status) == 0 else {
                 throw CLIError(.ioError, "no ledger at \(path)", hint: hint)
             }
-            if let kind = Ledger.specialFileKind(at: path) {
-                throw CLIError(.ioError, "\(path) is \(kind), not a ledger", hint: hint)
-            }
             // SQLite would take an empty file for an empty database and write a schema into it.
-            if status.st_size == 0 {
+            // (A device or a pipe, also of no size, the store refuses as what it is.)
+            if status.st_mode & S_IFMT == S_IFREG && status.st_size == 0 {
                 throw CLIError(.ioError, "\(path) is an empty file, not a ledger", hint: hint)
             }
         }

@@ -53,7 +53,7 @@ final class Database: @unchecked Sendable {
     ) throws(StoreError) {
         _ = Database.libraryConfigured
         // SQLite would open a device or a pipe and write its journal beside it.
-        if let kind = Ledger.specialFileKind(at: path) {
+        if let kind = Self.kindOtherThanFile(at: path) {
             throw StoreError(
                 code: SQLITE_CANTOPEN, message: "\(path) is \(kind), not a ledger",
                 hint: "pass --db with the ledger file's path")
@@ -72,12 +72,6 @@ final class Database: @unchecked Sendable {
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(handle)
-            var file = stat()
-            if stat(path, &file) == 0 && file.st_mode & S_IFMT == S_IFDIR {
-                throw StoreError(
-                    code: status, message: "\(path) is a directory, not a ledger",
-                    hint: "pass --db with the ledger file's path")
-            }
             if access(path, F_OK) == 0 && access(path, R_OK) != 0 {
                 throw StoreError(
                     code: status, message: "this user may not read the ledger \(path)",
@@ -102,6 +96,22 @@ final class Database: @unchecked Sendable {
             // Every property is set, so `deinit` runs and closes the connection: closing it
             // here as well had `deinit` write into the freed connection.
             throw explained(error)
+        }
+    }
+
+    /// What `path` names when it is something other than a regular file (say, "a directory" or
+    /// "a character device"); nil for a regular file, and for nothing at all.
+    private static func kindOtherThanFile(at path: String) -> String? {
+        var file = stat()
+        guard stat(path, &file) == 0 else { return nil }
+        switch file.st_mode & S_IFMT {
+        case S_IFREG: return nil
+        case S_IFDIR: return "a directory"
+        case S_IFCHR: return "a character device"
+        case S_IFBLK: return "a block device"
+        case S_IFIFO: return "a named pipe"
+        case S_IFSOCK: return "a socket"
+        default: return "a special file"
         }
     }
 

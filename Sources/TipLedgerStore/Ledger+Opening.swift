@@ -177,19 +177,4 @@ extension Ledger {
         let (from, to) = try Migrator.migrate(database, migrations: migrations, upgrading: upgrading)
         return (from, to)
     }
-
-    /// What `path` names when it is neither a regular file nor a directory (say, "a character
-    /// device"); nil for those, and for nothing at all.
-    package static func specialFileKind(at path: String) -> String? {
-        var file = stat()
-        guard stat(path, &file) == 0 else { return nil }
-        switch file.st_mode & S_IFMT {
-        case S_IFREG, S_IFDIR: return nil
-        case S_IFCHR: return "a character device"
-        case S_IFBLK: return "a block device"
-        case S_IFIFO: return "a named pipe"
-        case S_IFSOCK: return "a socket"
-        default: return "a special file"
-        }
-    }
 }
