@@ -112,9 +112,10 @@ struct ServeCommand: Command {
     }
 
     /// The bearer token: from `--api-token-file`, else `TIPLEDGER_API_TOKEN`; at least
-    /// `TipLedgerService.shortestAPIToken` printable ASCII characters. A request's header is compared with it as text, into which
-    /// bytes that are not UTF-8 were decoded as replacement characters: a token of ASCII alone
-    /// cannot be matched by other bytes that decode alike.
+    /// `TipLedgerService.shortestAPIToken` printable ASCII characters. A request's header is
+    /// compared with it as text, into which bytes that are not UTF-8 were decoded as
+    /// replacement characters: a token of ASCII alone cannot be matched by other bytes that
+    /// decode alike.
     private func apiToken(_ context: CommandContext) throws -> String? {
         var token: String? = nil
         if let tokenFile {

@@ -181,22 +181,22 @@ struct TestkitNotificationCommand: Command {
             var notifications: [TestNotification] = []
             // The notifications that carry a transaction, and its payload.
             var carrying: [(notification: Int, payload: [UInt8])] = []
-            for var transaction in transactions {
+            for transaction in transactions {
                 var notification = TestNotification(
                     notificationType: command.type, subtype: command.subtype,
                     notificationUUID: command.uuid?.lowercased() ?? random.uuid(), signedDate: signedDate,
                     environment: environment.rawValue, bundleId: bundleId, appAppleId: appAppleId)
-                if transaction != nil {
-                    transaction!.adjust(
+                if var transaction {
+                    transaction.adjust(
                         for: command.type, signedDate: signedDate, revocationReason: command.revocationReason,
                         revocationPercentage: command.revocationPercentage)
                     // A notification is about its transaction's app and environment.
-                    notification.environment = transaction!.environment
-                    notification.bundleId = transaction!.bundleId
+                    notification.environment = transaction.environment
+                    notification.bundleId = transaction.bundleId
                     if command.type == NotificationType.consumptionRequest.rawValue {
                         notification.consumptionRequestReason = command.consumptionReason
                     }
-                    carrying.append((notifications.count, transaction!.payloadJSON))
+                    carrying.append((notifications.count, transaction.payloadJSON))
                 }
                 // Apple's Production notifications name the app by its Apple ID, and verify
                 // requires it.
