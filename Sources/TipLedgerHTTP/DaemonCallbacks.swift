@@ -112,7 +112,7 @@ enum DaemonCallbacks {
         let fields = connection.pairs(.HEADER_KIND)
         let head = RequestContext.Head(
             method: method.map { String(cString: $0) } ?? "",
-            path: url.map { String(cString: $0) } ?? "",
+            path: HTTPSyntax.originForm(of: url.map { String(cString: $0) } ?? ""),
             remoteAddress: connection.remoteAddress,
             headers: HTTPHeaders(fields.map { HTTPHeaders.Field(name: $0.keyText, value: $0.valueText) }),
             started: .now)

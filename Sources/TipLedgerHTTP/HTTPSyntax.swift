@@ -43,6 +43,22 @@ enum HTTPSyntax {
         a.count == b.count && zip(a, b).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
+    /// The path of a request target in origin form (`/v1/report`), the form the routes read. An
+    /// absolute-form target (`http://host/v1/report`), which clients send to proxies and a
+    /// server must accept all the same (RFC 9112 section 3.2.2), loses its scheme and
+    /// authority; any other target is returned as it is. libmicrohttpd hands over the target
+    /// without its query.
+    static func originForm(of target: String) -> String {
+        for scheme in ["http://", "https://"] {
+            let bytes = target.utf8
+            guard equalIgnoringASCIICase(bytes.prefix(scheme.utf8.count), scheme.utf8) else { continue }
+            let afterScheme = bytes.index(bytes.startIndex, offsetBy: scheme.utf8.count)
+            guard let slash = bytes[afterScheme...].firstIndex(of: UInt8(ascii: "/")) else { return "/" }
+            return String(target[slash...])
+        }
+        return target
+    }
+
     /// `byte` with an ASCII capital letter made small.
     static func lowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte

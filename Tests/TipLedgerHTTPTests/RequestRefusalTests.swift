@@ -100,10 +100,13 @@ import TipLedgerHTTP
 
     /// What the request-line check must let through: percent-encoded controls (decoded, or
     /// left encoded for %00), bytes from 0x80 up, a space libmicrohttpd reads inside the target,
-    /// spaces after the method, and an empty query.
+    /// spaces after the method, and an empty query. A target in absolute form reaches the
+    /// handler as its path (RFC 9112 section 3.2.2).
     @Test(arguments: [
         ("GET /a%0Ab?q=%01&r=%00 HTTP/1.1", "/a\nb"), ("GET /café HTTP/1.1", "/café"), ("GET /a b HTTP/1.1", "/a b"),
         ("GET   /a HTTP/1.1", "/a"), ("GET /a? HTTP/1.1", "/a"), ("OPTIONS * HTTP/1.1", "*"),
+        ("GET http://127.0.0.1:8080/v1/report?by=product HTTP/1.1", "/v1/report"),
+        ("GET HTTPS://x/a/b HTTP/1.1", "/a/b"), ("GET http://x HTTP/1.1", "/"), ("GET http:/a HTTP/1.1", "http:/a"),
     ])
     func wellFormedRequestLinesPassTheCheck(_ line: String, _ path: String) throws {
         let connection = try live.connect()
