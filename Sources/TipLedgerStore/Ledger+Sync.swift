@@ -56,6 +56,9 @@ extension Ledger {
         }
     }
 
+    /// Saves `cursor`, except that the time up to which notifications were swept only moves
+    /// forward: a sweep that began from older progress (`serve` and `sync` sweeping at once)
+    /// would otherwise move it back, and the next sweep would ask for notifications again.
     private static func save(_ cursor: SyncCursor, in database: Database, now: Int64) throws {
         try database.run(
             """
@@ -63,7 +66,8 @@ extension Ledger {
                 only_failures, cursor, pages, swept_until_ms, completed_ms, updated_ms)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
             ON CONFLICT (environment, walk, scope) DO UPDATE SET running = ?4, window_start_ms = ?5,
-                window_end_ms = ?6, only_failures = ?7, cursor = ?8, pages = ?9, swept_until_ms = ?10,
+                window_end_ms = ?6, only_failures = ?7, cursor = ?8, pages = ?9,
+                swept_until_ms = max(coalesce(?10, swept_until_ms), coalesce(swept_until_ms, ?10)),
                 completed_ms = ?11, updated_ms = ?12
             """, cursor.environment.rawValue, cursor.walk.rawValue, cursor.scope, cursor.running,
             cursor.windowStart?.wholeMilliseconds, cursor.windowEnd?.wholeMilliseconds, cursor.onlyFailures,

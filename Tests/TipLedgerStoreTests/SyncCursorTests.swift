@@ -43,6 +43,32 @@ import TipLedgerTestSupport
         #expect(try store.count("sync_cursors") == 1)
     }
 
+    /// Two sweeps at once (`serve`'s and `sync`'s) each save what they began from: the one that
+    /// ends last must not move the swept time back, nor clear it.
+    @Test func theSweptTimeOnlyMovesForward() throws {
+        let store = try TestLedger()
+        var later = Self.sweep(pages: 3, token: nil)
+        later.running = false
+        later.sweptUntil = AppleDate(wholeMilliseconds: TestLedger.reference)
+        try store.ledger.save(later)
+
+        var earlier = Self.sweep(pages: 1, token: nil)
+        earlier.running = false
+        earlier.sweptUntil = AppleDate(wholeMilliseconds: TestLedger.reference - 3_600_000)
+        try store.ledger.save(earlier)
+        let saved = try store.ledger.syncCursor(.sandbox, .notificationHistory)
+        #expect(saved.sweptUntil == later.sweptUntil)
+        #expect(saved.pages == 1, "the rest of the cursor is the last one saved")
+
+        try store.ledger.save(Self.sweep(pages: 2, token: "token-3"))
+        #expect(try store.ledger.syncCursor(.sandbox, .notificationHistory).sweptUntil == later.sweptUntil)
+
+        var further = later
+        further.sweptUntil = AppleDate(wholeMilliseconds: TestLedger.reference + 60_000)
+        try store.ledger.save(further)
+        #expect(try store.ledger.syncCursor(.sandbox, .notificationHistory).sweptUntil == further.sweptUntil)
+    }
+
     @Test func aPageWhoseCursorCannotBeSavedRecordsNothing() throws {
         let store = try TestLedger()
         try store.ledger.execute(
