@@ -201,7 +201,7 @@ final class Database: @unchecked Sendable {
             var attempts = 0
             while mode != "wal" {
                 do {
-                    mode = try queryText("PRAGMA journal_mode = WAL")
+                    mode = try journalMode("WAL")
                     break
                 } catch  where error.isTransient && attempts < 200 {
                     attempts += 1
@@ -275,6 +275,12 @@ final class Database: @unchecked Sendable {
 
     private func queryText(_ sql: String) throws(StoreError) -> String? {
         try queryOne(sql) { $0.text(0) } ?? nil
+    }
+
+    /// Sets the journal mode to `mode` and returns the mode in effect: the old one when SQLite
+    /// could not change it.
+    func journalMode(_ mode: String) throws(StoreError) -> String? {
+        try queryText("PRAGMA journal_mode = \(mode)")
     }
 
     /// The value of an integer pragma such as `user_version`.

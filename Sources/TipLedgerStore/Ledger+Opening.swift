@@ -113,7 +113,7 @@ extension Ledger {
     /// (When the directory is read-only too, SQLite creates nothing and says which is read-only.)
     /// Anything else (a directory, a file that is no database) is left to SQLite's own, more
     /// telling errors.
-    private static func refuseUnwritable(_ path: String) throws(StoreError) {
+    static func refuseUnwritable(_ path: String) throws(StoreError) {
         guard path != ":memory:" else { return }
         let file = resolved(path)
         // SQLite would open the file read-only and fail later, on the -wal file it cannot make.
