@@ -16,6 +16,7 @@ extension Ledger {
     /// journal: free space for two copies); leaving WAL mode takes the file for this connection
     /// alone, so no other process may have the ledger open. A failure leaves the ledger as it
     /// was: the journal rolls an interrupted copy back.
+    ///
     /// `rewriting` hears of the old page size before the copy starts.
     public static func changePageSize(path: String, to bytes: Int, rewriting: (_ from: Int) -> Void = { _ in })
         throws -> Int
