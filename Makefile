@@ -5,6 +5,7 @@
 # make bench-replication  Litestream's figures for docs/operations.md (reusing make bench's ledger)
 # make fuzz   run every fuzz target for FUZZ_SECONDS each (libFuzzer with AddressSanitizer)
 # make sanitize  run the tests under AddressSanitizer, then ThreadSanitizer
+# make container-smoke  build the Dockerfile with podman and run the image (needs root)
 
 SWIFT ?= swift
 PARALLEL ?= $(shell nproc 2>/dev/null || echo 2)
@@ -73,6 +74,9 @@ bench-replication: deps
 
 embed:
 	scripts/embed
+
+container-smoke:
+	scripts/container-smoke
 
 clean:
 	rm -rf .build Fuzz/.build
